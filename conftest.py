@@ -1,0 +1,70 @@
+"""Shared pytest fixtures: a cast of users (owner, other) with API tokens and API clients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from tiddly.models import ApiToken
+
+
+@pytest.fixture(autouse=True)
+def _no_throttling(settings: Any) -> None:
+    # Throttling has its own tests; elsewhere hundreds of requests must not trip it.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def _make_user(username: str) -> Any:
+    return get_user_model().objects.create_user(username=username, password="pw-" + username)
+
+
+@pytest.fixture
+def owner(db: None) -> Any:
+    return _make_user("owner")
+
+
+@pytest.fixture
+def other(db: None) -> Any:
+    """A stranger whose items must stay invisible to ``owner`` (and vice versa)."""
+    return _make_user("other")
+
+
+def _token_client(user: Any) -> APIClient:
+    _, plaintext = ApiToken.issue(owner=user, name="test")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    client.token = plaintext  # type: ignore[attr-defined]
+    return client
+
+
+@pytest.fixture
+def api(owner: Any) -> APIClient:
+    """APIClient authenticated as ``owner`` with a Bearer API token."""
+    return _token_client(owner)
+
+
+@pytest.fixture
+def other_api(other: Any) -> APIClient:
+    return _token_client(other)
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def session_api(owner: Any) -> APIClient:
+    client = APIClient()
+    client.force_login(owner)
+    return client

@@ -1,0 +1,55 @@
+"""Migration operations that only apply on PostgreSQL (full-text search, TOAST compression).
+
+SQLite has no tsvector; on it these operations do nothing and lists fall back to substring search.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import migrations
+
+FTS_CONTENT_CHARS = 100_000
+
+
+def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]:
+    """A stored, generated tsvector: title (and url/name) > description > the content's opening.
+
+    Only the first ``FTS_CONTENT_CHARS`` characters of the content are indexed, which keeps every
+    vector far below PostgreSQL's 1 MB tsvector limit and a large item's save fast; substring
+    matching still covers the whole content.
+    """
+    title = "coalesce(title, '')"
+    if extra_a:
+        title = f"{title} || ' ' || coalesce({extra_a}, '')"
+    expression = (
+        f"setweight(to_tsvector('english'::regconfig, {title}), 'A') || "
+        "setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B') || "
+        "setweight(to_tsvector('english'::regconfig, "
+        f"left(coalesce(content, ''), {FTS_CONTENT_CHARS})), 'C')"
+    )
+    forward = (
+        f'ALTER TABLE "{table}" ADD COLUMN search_vector tsvector '
+        f"GENERATED ALWAYS AS ({expression}) STORED; "
+        f'CREATE INDEX "{table}_search_vector" ON "{table}" USING gin (search_vector); '
+        # lz4 compresses and decompresses large TOASTed text several times faster than pglz.
+        f'ALTER TABLE "{table}" ALTER COLUMN content SET COMPRESSION lz4;'
+    )
+    backward = (
+        f'DROP INDEX IF EXISTS "{table}_search_vector"; '
+        f'ALTER TABLE "{table}" DROP COLUMN IF EXISTS search_vector; '
+        f'ALTER TABLE "{table}" ALTER COLUMN content SET COMPRESSION DEFAULT;'
+    )
+    return forward, backward
+
+
+class RunPostgresSQL(migrations.RunSQL):
+    """``RunSQL`` that is skipped on databases other than PostgreSQL."""
+
+    def database_forwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, *args)
+
+    def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, *args)

@@ -1,0 +1,202 @@
+"""Bookmarks, notes, tags, the shared item base and version history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+import uuid6
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Tag(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tags"
+    )
+    name = models.CharField(max_length=100)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="tag_unique_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ItemState(models.TextChoices):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class ItemQuerySet(models.QuerySet):
+    """State filters. "Archived" means archived_at has passed: a future value is a schedule."""
+
+    def in_state(self, state: str, now: datetime | None = None) -> ItemQuerySet:
+        return self.filter(state_q(state, now or timezone.now()))
+
+    def active(self) -> ItemQuerySet:
+        return self.in_state(ItemState.ACTIVE)
+
+
+def state_q(state: str, now: datetime) -> Q:
+    if state == ItemState.DELETED:
+        return Q(deleted_at__isnull=False)
+    not_archived = Q(archived_at__isnull=True) | Q(archived_at__gt=now)
+    if state == ItemState.ACTIVE:
+        return Q(deleted_at__isnull=True) & not_archived
+    return Q(deleted_at__isnull=True, archived_at__lte=now)
+
+
+class Item(models.Model):
+    """What bookmarks, notes and prompts share. Ids are time-ordered UUIDv7."""
+
+    type_name: ClassVar[str] = ""
+    # Fields (besides content) that count as metadata for change detection and history.
+    metadata_fields: ClassVar[tuple[str, ...]] = ("title", "description")
+
+    id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="%(class)ss"
+    )
+    title = models.TextField(null=True, blank=True)
+    description = models.TextField(null=True, blank=True)
+    content = models.TextField(null=True, blank=True)
+    tags = models.ManyToManyField(Tag, related_name="%(class)ss", blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(default=timezone.now, editable=False)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = ItemQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.title or str(self.id)
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    @property
+    def is_archived(self) -> bool:
+        return (
+            self.deleted_at is None
+            and self.archived_at is not None
+            and self.archived_at <= timezone.now()
+        )
+
+    @property
+    def state(self) -> str:
+        if self.is_deleted:
+            return ItemState.DELETED
+        return ItemState.ARCHIVED if self.is_archived else ItemState.ACTIVE
+
+    def tag_names(self) -> list[str]:
+        # Uses the prefetch cache when the queryset prefetched tags (lists do).
+        return sorted(tag.name for tag in self.tags.all())
+
+    def validate_state(self) -> None:
+        """Type-specific validation of the whole new state; prompts check their template."""
+
+
+def _item_indexes(prefix: str) -> list[models.Index]:
+    return [
+        models.Index(fields=["owner", "-created_at"], name=f"{prefix}_owner_created"),
+        models.Index(fields=["owner", "-updated_at"], name=f"{prefix}_owner_updated"),
+        models.Index(fields=["owner", "-last_used_at"], name=f"{prefix}_owner_used"),
+    ]
+
+
+class Bookmark(Item):
+    type_name = "bookmark"
+    metadata_fields = ("title", "description", "url")
+
+    url = models.TextField()
+
+    class Meta(Item.Meta):
+        indexes = _item_indexes("bookmark")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "url"],
+                condition=Q(deleted_at__isnull=True),
+                name="bookmark_url_unique_among_live",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.url
+
+
+class Note(Item):
+    type_name = "note"
+
+    class Meta(Item.Meta):
+        indexes = _item_indexes("note")
+
+
+class HistoryAction(models.TextChoices):
+    CREATE = "create"
+    UPDATE = "update"
+    RESTORE = "restore"
+    ARCHIVE = "archive"
+    UNARCHIVE = "unarchive"
+    DELETE = "delete"
+    UNDELETE = "undelete"
+
+
+VERSIONED_ACTIONS = (HistoryAction.CREATE, HistoryAction.UPDATE, HistoryAction.RESTORE)
+
+
+class ItemVersion(models.Model):
+    """One history record for a bookmark, note or prompt.
+
+    Versioned rows (create/update/restore) number 1, 2, 3… per item. The item row holds the newest
+    content; each versioned row stores a *reverse* patch that turns its content into the previous
+    version's, and occasionally a full snapshot, so history costs the size of the edits rather than
+    a copy of the document per version. State events (archive, delete, …) have no version number.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="item_versions"
+    )
+    item_type = models.CharField(max_length=10)
+    item_id = models.UUIDField()
+    version = models.PositiveIntegerField(null=True, blank=True)
+    action = models.CharField(max_length=10, choices=HistoryAction.choices)
+    changed_fields = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    content_patch = models.TextField(null=True, blank=True)
+    content_snapshot = models.TextField(null=True, blank=True)
+    # True when this version's content is null (a patch can't express None).
+    content_is_null = models.BooleanField(default=False)
+    source = models.CharField(max_length=40, default="api")
+    token_prefix = models.CharField(max_length=12, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item_type", "item_id", "version"], name="item_version_unique"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["item_type", "item_id", "-created_at"], name="version_item_time"),
+            models.Index(fields=["owner", "-created_at"], name="version_owner_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_type} {self.item_id} v{self.version or '-'} {self.action}"

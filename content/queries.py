@@ -1,0 +1,232 @@
+"""Reads: owner-scoped querysets and the list/search queries (SPEC §3.3).
+
+A list costs a constant number of queries whatever its length: a count, one page query, and one
+tag prefetch per item type on the page. Lists never load ``content``: its length and the first 500
+characters come from the database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce, Length, Lower, NullIf, Substr
+from django.utils import timezone
+
+from content.models import Bookmark, Item, ItemState, Note, Tag, state_q
+from prompts.models import Prompt
+
+MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
+PREVIEW_CHARS = 500
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class ListParams:
+    q: str = ""
+    tags: list[str] = field(default_factory=list)
+    tag_match: str = "all"
+    views: list[str] = field(default_factory=lambda: [ItemState.ACTIVE])
+    sort_by: str | None = None
+    sort_order: str = "desc"
+    limit: int = 50
+    offset: int = 0
+
+    @property
+    def effective_sort(self) -> str:
+        if self.sort_by:
+            return self.sort_by
+        return "relevance" if self.q else "created_at"
+
+
+def owned(owner: Any, model: type[Item]) -> QuerySet:
+    return model.objects.filter(owner=owner)
+
+
+def get_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
+    """Any state (active, archived, deleted): GET shows items in the trash too."""
+    return owned(owner, model).prefetch_related("tags").filter(pk=pk).first()
+
+
+def get_prompt_by_name(owner: Any, name: str) -> Prompt | None:
+    return owned(owner, Prompt).active().prefetch_related("tags").filter(name=name).first()
+
+
+def uses_fts() -> bool:
+    return connection.vendor == "postgresql"
+
+
+# --- lists --------------------------------------------------------------------------------------
+
+
+def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
+    now = timezone.now()
+    views = Q()
+    for view in params.views:
+        views |= state_q(view, now)
+    qs = owned(owner, model).filter(views)
+    if params.tags:
+        qs = qs.filter(pk__in=_tagged_ids(model, params.tags, params.tag_match))
+    if params.q:
+        qs = _search(qs, model, params.q)
+    else:
+        qs = qs.annotate(rank=Value(0.0, output_field=FloatField()))
+    return qs
+
+
+def _tagged_ids(model: type[Item], tags: list[str], tag_match: str) -> QuerySet:
+    through = model.tags.through
+    item_col = f"{model._meta.model_name}_id"
+    links = through.objects.filter(tag__name__in=tags).values(item_col)
+    if tag_match == "any":
+        return links
+    return (
+        links.annotate(n=Count("tag_id", distinct=True)).filter(n=len(set(tags))).values(item_col)
+    )
+
+
+def _text_fields(model: type[Item]) -> list[str]:
+    extra = {"bookmark": ["url"], "prompt": ["name"]}.get(model.type_name, [])
+    return ["title", "description", "content", *extra]
+
+
+def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
+    substring = Q()
+    for name in _text_fields(model):
+        substring |= Q(**{f"{name}__icontains": q})
+    if not uses_fts():
+        return qs.filter(substring).annotate(rank=Value(0.0, output_field=FloatField()))
+    table = model._meta.db_table
+    tsquery = "websearch_to_tsquery('english', %s)"
+    qs = qs.annotate(
+        fts_hit=RawSQL(f'"{table}"."search_vector" @@ {tsquery}', [q], output_field=BooleanField()),
+        rank=RawSQL(
+            f'ts_rank("{table}"."search_vector", {tsquery})', [q], output_field=FloatField()
+        ),
+    ).filter(Q(fts_hit=True) | substring)
+    if _WORD.search(q):
+        # A query made only of stop words ("the", "a and of") has an empty tsquery; it would
+        # otherwise substring-match nearly everything.
+        qs = qs.extra(where=[f"numnode({tsquery}) > 0"], params=[q])
+    return qs
+
+
+def _sort_title(model: type[Item]) -> Any:
+    fallback = {"bookmark": F("url"), "prompt": F("name")}.get(model.type_name, Value(""))
+    return Lower(Coalesce(NullIf(F("title"), Value("")), fallback, output_field=CharField()))
+
+
+def _ordering(params: ListParams) -> list[Any]:
+    desc = params.sort_order == "desc"
+    key = params.effective_sort
+    if key == "relevance":
+        return [F("rank").desc(), F("created_at").desc(), F("id").desc()]
+    column = "sort_title" if key == "title" else key
+    order = [F(column), F("created_at"), F("id")]
+    return [o.desc() if desc else o.asc() for o in order]
+
+
+def _list_columns(qs: QuerySet, model: type[Item]) -> QuerySet:
+    return qs.defer("content").annotate(
+        content_length=Length("content"),
+        content_head=Substr("content", 1, PREVIEW_CHARS),
+        sort_title=_sort_title(model),
+    )
+
+
+def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, list[Item]]:
+    qs = _filtered(owner, model, params)
+    total = qs.count()
+    page = (
+        _list_columns(qs, model)
+        .prefetch_related("tags")
+        .order_by(*_ordering(params))[params.offset : params.offset + params.limit]
+    )
+    return total, list(page)
+
+
+def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int, list[Item]]:
+    """One ordered, paginated list over several item types (a UNION of their id/sort columns)."""
+    parts = []
+    for type_name in types:
+        model = MODELS[type_name]
+        parts.append(
+            _filtered(owner, model, params)
+            .annotate(
+                kind=Value(type_name, output_field=CharField()), sort_title=_sort_title(model)
+            )
+            .values("id", "kind", "created_at", "updated_at", "last_used_at", "sort_title", "rank")
+            .order_by()
+        )
+    union = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    total = union.count()
+    rows = list(union.order_by(*_ordering(params))[params.offset : params.offset + params.limit])
+    return total, _load(owner, rows)
+
+
+def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
+    by_type: dict[str, list[Any]] = {}
+    for row in rows:
+        by_type.setdefault(row["kind"], []).append(row["id"])
+    loaded: dict[Any, Item] = {}
+    for type_name, ids in by_type.items():
+        model = MODELS[type_name]
+        qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related("tags")
+        loaded.update({item.pk: item for item in qs})
+    return [loaded[row["id"]] for row in rows if row["id"] in loaded]
+
+
+def tag_counts(owner: Any, *, include_inactive: bool) -> list[dict[str, Any]]:
+    """The owner's tags with the number of active items carrying each, in one query."""
+    now = timezone.now()
+    active = state_q(ItemState.ACTIVE, now)
+    counts = {
+        f"n_{model.type_name}": Coalesce(_active_count(model, active), 0)
+        for model in MODELS.values()
+    }
+    rows = Tag.objects.filter(owner=owner).annotate(**counts).order_by("name")
+    result = []
+    for tag in rows:
+        total = sum(getattr(tag, key) for key in counts)
+        if total or include_inactive:
+            result.append({"name": tag.name, "count": total})
+    result.sort(key=lambda t: (-t["count"], t["name"]))
+    return result
+
+
+def _active_count(model: type[Item], active: Q) -> Subquery:
+    through = model.tags.through
+    links = (
+        through.objects.filter(tag_id=OuterRef("pk"))
+        .filter(_prefix_q(active, model._meta.model_name))
+        .order_by()
+        .values("tag_id")
+        .annotate(c=Count("*"))
+        .values("c")[:1]
+    )
+    return Subquery(links, output_field=IntegerField())
+
+
+def _prefix_q(q: Q, prefix: str) -> Q:
+    """Re-root a Q on a relation (``deleted_at`` -> ``note__deleted_at``)."""
+    children = [
+        _prefix_q(child, prefix) if isinstance(child, Q) else (f"{prefix}__{child[0]}", child[1])
+        for child in q.children
+    ]
+    return Q(*children, _connector=q.connector, _negated=q.negated)

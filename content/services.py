@@ -1,0 +1,434 @@
+"""Every write to bookmarks, notes and prompts. REST views, the admin and MCP tools call these.
+
+Each service is keyword-only, runs in one transaction, takes the owner, and raises a
+``tiddly.errors.TiddlyError`` on bad input — in which case nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from content import editing, history, rules
+from content.history import Actor
+from content.history_codec import span_patch
+from content.models import Bookmark, HistoryAction, Item, Note, Tag
+from tiddly.errors import (
+    BadState,
+    ContentEmpty,
+    MultipleMatches,
+    NameConflict,
+    NoMatch,
+    NotFound,
+    PreconditionFailed,
+    StaleItem,
+    UrlConflict,
+)
+
+__all__ = ["Actor", "ItemRef"]
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """How a request names an item: by id, or (prompts) by name — which sees active items only."""
+
+    model: type[Item]
+    pk: UUID | str | None = None
+    name: str | None = None
+
+    def lookup(self) -> dict[str, Any]:
+        return {"pk": self.pk} if self.name is None else {"name": self.name}
+
+    def not_found(self) -> NotFound:
+        label = self.model.type_name
+        what = f"named '{self.name}'" if self.name is not None else f"with id {self.pk}"
+        hint = (
+            " Prompt names address active prompts only; restore archived ones first."
+            if self.name is not None
+            else ""
+        )
+        return NotFound(f"No {label} {what} was found.{hint}")
+
+
+def etag(item: Item) -> str:
+    return f'"{int(item.updated_at.timestamp() * 1_000_000)}"'
+
+
+# --- reading an item for a write ----------------------------------------------------------------
+
+
+def _locked(owner: Any, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
+    qs = ref.model.objects.select_for_update().filter(owner=owner, **ref.lookup())
+    if ref.name is not None:
+        qs = qs.active()
+    elif not allow_deleted:
+        qs = qs.filter(deleted_at__isnull=True)
+    item = qs.first()
+    if item is None:
+        raise ref.not_found()
+    return item
+
+
+def _check_preconditions(
+    item: Item, expected_updated_at: datetime | None, if_match: str | None
+) -> None:
+    if if_match is not None and if_match.strip() != "*":
+        tags = {tag.strip().removeprefix("W/") for tag in if_match.split(",")}
+        if etag(item) not in tags:
+            raise PreconditionFailed(item)
+    if expected_updated_at is not None and item.updated_at > expected_updated_at:
+        raise StaleItem(item)
+
+
+# --- create / update ----------------------------------------------------------------------------
+
+
+def create_item(*, owner: Any, model: type[Item], data: Mapping[str, Any], actor: Actor) -> Item:
+    now = timezone.now()
+    item = model(owner=owner, created_at=now, updated_at=now, last_used_at=now)
+    tags = _apply_fields(item, data, creating=True)
+    item.validate_state()
+    with transaction.atomic():
+        _check_unique(item)
+        _save(item, force_insert=True)
+        names = _set_tags(item, tags or [], creating=True)
+        history.record_version(
+            item=item,
+            action=HistoryAction.CREATE,
+            changed_fields=_filled_fields(item, names),
+            actor=actor,
+            tag_names=names,
+        )
+    return item
+
+
+@transaction.atomic
+def update_item(
+    *,
+    owner: Any,
+    ref: ItemRef,
+    data: Mapping[str, Any],
+    actor: Actor,
+    expected_updated_at: datetime | None = None,
+    if_match: str | None = None,
+    action: str = HistoryAction.UPDATE,
+) -> Item:
+    """Partial update: absent keys stay, ``None`` clears; ``tags``/``arguments`` replace wholly."""
+    item = _locked(owner, ref)
+    _check_preconditions(item, expected_updated_at, if_match)
+    before = _field_values(item)
+    old_tags = item.tag_names()
+    new_tags = _apply_fields(item, data, creating=False)
+    changed = [f for f, value in before.items() if getattr(item, f) != value]
+    names = old_tags
+    if new_tags is not None and sorted(new_tags) != old_tags:
+        changed.append("tags")
+    state_changed = "archived_at" in changed
+    changed = [f for f in changed if f != "archived_at"]
+    if changed:
+        item.validate_state()
+        _check_unique(item)
+        item.updated_at = timezone.now()
+    if changed or state_changed:
+        _save(item)
+    if "tags" in changed:
+        names = _set_tags(item, new_tags or [])
+    if changed:
+        history.record_version(
+            item=item,
+            action=action,
+            changed_fields=changed,
+            actor=actor,
+            tag_names=names,
+            previous_content=before["content"],
+        )
+    return item
+
+
+_SIMPLE_FIELDS = ("title", "description", "content", "archived_at")
+
+
+def _field_values(item: Item) -> dict[str, Any]:
+    return {f: getattr(item, f) for f in (*_SIMPLE_FIELDS, *item.metadata_fields)}
+
+
+def _apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list[str] | None:
+    """Validate and set the given fields on ``item``; return the normalised tags if given."""
+    for field in ("title", "description", "content"):
+        if field in data:
+            value = data[field]
+            rules.check_length(field, value)
+            setattr(item, field, value)
+    if "archived_at" in data:
+        item.archived_at = data["archived_at"]
+    if isinstance(item, Note) and (creating or "title" in data):
+        rules.require_text("title", item.title, "A note's title")
+    if isinstance(item, Bookmark) and (creating or "url" in data):
+        if data.get("url") is None:
+            raise rules.invalid("url", "A bookmark's url is required and cannot be null.")
+        item.url = rules.normalize_url(data["url"])
+    if item.type_name == "prompt":
+        _apply_prompt_fields(item, data, creating=creating)
+    if "tags" in data:
+        return rules.normalize_tags(data["tags"] or [])
+    return None
+
+
+def _apply_prompt_fields(item: Any, data: Mapping[str, Any], *, creating: bool) -> None:
+    if creating or "name" in data:
+        if data.get("name") is None:
+            raise rules.invalid("name", "A prompt's name is required and cannot be null.")
+        item.name = rules.normalize_prompt_name(data["name"])
+    if creating or "content" in data:
+        rules.require_text("content", item.content, "A prompt's content (its template)")
+    if "arguments" in data and data["arguments"] is not None:
+        item.arguments = rules.normalize_arguments(data["arguments"])
+
+
+def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
+    fields = ("title", "description", "content", *item.metadata_fields)
+    filled = [f for f in dict.fromkeys(fields) if getattr(item, f) not in (None, "", [])]
+    return filled + (["tags"] if tag_names else [])
+
+
+def _save(item: Item, *, force_insert: bool = False) -> None:
+    """Save, turning a lost uniqueness race into the same 409 the pre-check gives."""
+    try:
+        with transaction.atomic():
+            item.save(force_insert=force_insert)
+    except IntegrityError:
+        _check_unique(item)
+        raise
+
+
+def _check_unique(item: Item) -> None:
+    field = {"bookmark": "url", "prompt": "name"}.get(item.type_name)
+    if field is None:
+        return
+    value = getattr(item, field)
+    clash = (
+        type(item)
+        .objects.filter(owner_id=item.owner_id, deleted_at__isnull=True, **{field: value})
+        .exclude(pk=item.pk)
+        .only("pk", "archived_at", "deleted_at")
+        .first()
+    )
+    if clash is None:
+        return
+    where = " in the archive (unarchive it instead)" if clash.is_archived else ""
+    error = UrlConflict if field == "url" else NameConflict
+    raise error(
+        f"A {item.type_name} with {field} '{value}' already exists{where}. "
+        f"Use a different {field} or edit the existing {item.type_name} (existing_id).",
+        existing_id=str(clash.pk),
+    )
+
+
+def _set_tags(item: Item, names: list[str], *, creating: bool = False) -> list[str]:
+    if not names:
+        if not creating:
+            item.tags.clear()
+        return []
+    tags = _get_or_create_tags(item.owner_id, names)
+    item.tags.set(tags)
+    return sorted(names)
+
+
+def _get_or_create_tags(owner_id: Any, names: list[str]) -> list[Tag]:
+    existing = {t.name: t for t in Tag.objects.filter(owner_id=owner_id, name__in=names)}
+    missing = [Tag(owner_id=owner_id, name=n) for n in names if n not in existing]
+    if missing:
+        Tag.objects.bulk_create(missing, ignore_conflicts=True)
+        existing = {t.name: t for t in Tag.objects.filter(owner_id=owner_id, name__in=names)}
+    return [existing[n] for n in names]
+
+
+# --- str-replace --------------------------------------------------------------------------------
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    item: Item
+    match_type: str
+    line: int
+    changed: bool
+
+
+@transaction.atomic
+def edit_content(
+    *,
+    owner: Any,
+    ref: ItemRef,
+    old_str: str,
+    new_str: str,
+    actor: Actor,
+    arguments: list[dict[str, Any]] | None = _UNSET,
+    expected_updated_at: datetime | None = None,
+    if_match: str | None = None,
+) -> EditOutcome:
+    """Replace the one occurrence of ``old_str`` (SPEC §4.3) under a row lock.
+
+    Matching is progressive (exact → whitespace-normalised → indentation-relative). A result equal
+    to the current state writes nothing and keeps ``updated_at``.
+    """
+    item = _locked(owner, ref)
+    _check_preconditions(item, expected_updated_at, if_match)
+    if item.content is None:
+        raise ContentEmpty(
+            f"This {item.type_name} has no content to edit. Use PATCH (or update) to set content "
+            "first."
+        )
+    replacement = _find(item.content, old_str, new_str)
+    old_text = item.content[replacement.start : replacement.end]
+    changed = ["content"] if old_text != replacement.new_text else []
+    if arguments is not _UNSET and arguments is not None:
+        new_arguments = rules.normalize_arguments(arguments)
+        if new_arguments != item.arguments:
+            changed.append("arguments")
+            item.arguments = new_arguments
+    outcome = EditOutcome(item, replacement.match_type, replacement.line, bool(changed))
+    if not changed:
+        return outcome
+    new_content = replacement.apply(item.content)
+    rules.check_length("content", new_content)
+    item.content = new_content
+    item.validate_state()
+    item.updated_at = timezone.now()
+    item.save(
+        update_fields=["content", "updated_at", *(["arguments"] if "arguments" in changed else [])]
+    )
+    history.record_version(
+        item=item,
+        action=HistoryAction.UPDATE,
+        changed_fields=changed,
+        actor=actor,
+        tag_names=item.tag_names(),
+        patch=span_patch(
+            start=replacement.start, new_len=len(replacement.new_text), old_text=old_text
+        ),
+    )
+    return outcome
+
+
+def _find(content: str, old_str: str, new_str: str) -> editing.Replacement:
+    try:
+        return editing.find_replacement(content, old_str, new_str)
+    except editing.NoMatch as exc:
+        raise NoMatch(
+            "The specified text was not found in the content.", suggestion=exc.suggestion
+        ) from None
+    except editing.MultipleMatches as exc:
+        raise MultipleMatches(
+            f"old_str matches {exc.total} places ({exc.match_type} match); it must match exactly "
+            "one. Nothing was changed.",
+            match_type=exc.match_type,
+            matches=[
+                {"field": "content", "line": m.line, "context": m.context} for m in exc.matches
+            ],
+            total_matches=exc.total,
+            suggestion="Include more surrounding context to ensure uniqueness.",
+        ) from None
+
+
+# --- lifecycle ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def archive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+    item = _locked(owner, ref)
+    if not item.is_archived:
+        item.archived_at = timezone.now()
+        item.save(update_fields=["archived_at"])
+        history.record_event(item=item, action=HistoryAction.ARCHIVE, actor=actor)
+    return item
+
+
+@transaction.atomic
+def unarchive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+    item = _locked(owner, ref)
+    if not item.is_archived:
+        raise BadState(f"This {item.type_name} is not archived, so it cannot be unarchived.")
+    item.archived_at = None
+    item.save(update_fields=["archived_at"])
+    history.record_event(item=item, action=HistoryAction.UNARCHIVE, actor=actor)
+    return item
+
+
+@transaction.atomic
+def trash_item(*, owner: Any, ref: ItemRef, actor: Actor, if_match: str | None = None) -> None:
+    item = _locked(owner, ref)
+    _check_preconditions(item, None, if_match)
+    item.deleted_at = timezone.now()
+    item.save(update_fields=["deleted_at"])
+    history.record_event(item=item, action=HistoryAction.DELETE, actor=actor)
+
+
+@transaction.atomic
+def delete_item_permanently(*, owner: Any, ref: ItemRef, if_match: str | None = None) -> None:
+    """Delete for good, in any state, with all of the item's history."""
+    item = _locked(owner, ref, allow_deleted=True)
+    _check_preconditions(item, None, if_match)
+    history.erase(item)
+    item.delete()
+
+
+@transaction.atomic
+def restore_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+    """Bring an item back from the trash to active (clears archived_at too)."""
+    item = _locked(owner, ref, allow_deleted=True)
+    if not item.is_deleted:
+        raise BadState(f"This {item.type_name} is not in the trash, so it cannot be restored.")
+    item.deleted_at = None
+    item.archived_at = None
+    _check_unique(item)
+    _save(item)
+    history.record_event(item=item, action=HistoryAction.UNDELETE, actor=actor)
+    return item
+
+
+def track_usage(*, owner: Any, ref: ItemRef) -> None:
+    updated = ref.model.objects.filter(owner=owner, **ref.lookup()).update(
+        last_used_at=timezone.now()
+    )
+    if not updated:
+        raise ref.not_found()
+
+
+# --- tags ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def rename_tag(*, owner: Any, name: str, new_name: str) -> Tag:
+    tag = _tag(owner, name)
+    (target,) = rules.normalize_tags([new_name]) or [""]
+    if not target:
+        raise rules.invalid("name", "The new tag name cannot be blank.")
+    if target == tag.name:
+        return tag
+    if Tag.objects.filter(owner=owner, name=target).exists():
+        raise NameConflict(
+            f"A tag named '{target}' already exists. Pick another name, or delete one of the tags."
+        )
+    tag.name = target
+    tag.save(update_fields=["name"])
+    return tag
+
+
+@transaction.atomic
+def delete_tag(*, owner: Any, name: str) -> None:
+    _tag(owner, name).delete()
+
+
+def _tag(owner: Any, name: str) -> Tag:
+    tag = Tag.objects.filter(owner=owner, name=name.strip().lower()).first()
+    if tag is None:
+        raise NotFound(f"No tag named '{name}' was found.")
+    return tag

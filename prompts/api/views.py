@@ -1,0 +1,93 @@
+"""REST views for prompts: the shared item API plus by-name access and rendering."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from content import queries, services
+from content.api import serializers as s
+from content.api.views import (
+    IF_MATCH,
+    SOURCE,
+    STR_REPLACE_DESCRIPTION,
+    ItemViewSet,
+    _item_schema,
+    actor_for,
+    item_response,
+    validated,
+)
+from content.services import ItemRef
+from prompts.models import Prompt
+from prompts.services import render_prompt
+from tiddly.schema import errors
+
+NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The prompt's name.")
+
+
+@_item_schema(
+    s.PromptOut, s.PromptListItem, s.PromptCreateSerializer, s.PromptUpdateSerializer, "prompt"
+)
+class PromptViewSet(ItemViewSet):
+    model = Prompt
+    create_serializer = s.PromptCreateSerializer
+    update_serializer = s.PromptUpdateSerializer
+    str_replace_serializer = s.PromptStrReplaceSerializer
+
+    def named(self, name: str) -> ItemRef:
+        return ItemRef(Prompt, name=name)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="Get an active prompt by name (optionally only some lines)",
+        parameters=[NAME, s.LineRangeQuerySerializer],
+        responses={200: s.PromptOut, **errors(400, 404)},
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        summary="Update an active prompt by name (rename with `name`)",
+        parameters=[NAME, IF_MATCH, SOURCE],
+        request=s.PromptUpdateSerializer,
+        responses={200: s.PromptOut, **errors(400, 404, 409, 412)},
+    )
+    @action(detail=False, methods=["get", "patch"], url_path=r"name/(?P<name>[^/]+)")
+    def by_name(self, request: Request, name: str) -> Response:
+        if request.method == "GET":
+            prompt = queries.get_prompt_by_name(request.user, name)
+            if prompt is None:
+                raise self.named(name).not_found()
+            return item_response(prompt, request)
+        data = validated(self.update_serializer, request.data)
+        prompt = services.update_item(
+            owner=request.user,
+            ref=self.named(name),
+            data=data,
+            actor=actor_for(request),
+            expected_updated_at=data.pop("expected_updated_at", None),
+            if_match=request.headers.get("If-Match"),
+        )
+        return item_response(prompt, request)
+
+    @extend_schema(
+        summary="Edit part of an active prompt's template by name (str-replace)",
+        description=STR_REPLACE_DESCRIPTION,
+        parameters=[NAME, s.StrReplaceQuerySerializer, IF_MATCH, SOURCE],
+        request=s.PromptStrReplaceSerializer,
+        responses={200: s.StrReplaceOut, **errors(400, 404, 409, 412)},
+    )
+    @action(detail=False, methods=["patch"], url_path=r"name/(?P<name>[^/]+)/str-replace")
+    def str_replace_by_name(self, request: Request, name: str) -> Response:
+        return self.do_str_replace(request, self.named(name))
+
+    @extend_schema(
+        summary="Render a prompt with argument values",
+        request=s.RenderSerializer,
+        responses={200: s.RenderOut, **errors(400, 404)},
+    )
+    @action(detail=True, methods=["post"])
+    def render(self, request: Request, pk: str) -> Response:
+        data = validated(s.RenderSerializer, request.data)
+        prompt = self.load()
+        return Response({"rendered": render_prompt(prompt=prompt, values=data["arguments"])})

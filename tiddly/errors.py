@@ -1,0 +1,227 @@
+"""The error contract (SPEC §3.4): domain exceptions and the one DRF exception handler.
+
+Services raise ``TiddlyError`` subclasses; REST turns them into ``{error, message, …}`` bodies here
+and the MCP bridge turns the very same ``body()`` into ``isError`` tool results. Every message tells
+the caller — often an LLM — how to fix the request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
+from rest_framework import exceptions as drf
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+# Set by the content API at import time: turns an item instance into its full JSON form, so that
+# `server_state` in 409/412 bodies is exactly what a GET returns.
+ItemSerializer = Callable[[Any], dict[str, Any]]
+_item_serializer: ItemSerializer | None = None
+
+
+def register_item_serializer(serializer: ItemSerializer) -> None:
+    global _item_serializer
+    _item_serializer = serializer
+
+
+def serialize_item(item: Any) -> dict[str, Any]:
+    if _item_serializer is None:  # pragma: no cover - wiring error
+        raise RuntimeError("No item serializer registered")
+    return _item_serializer(item)
+
+
+class TiddlyError(Exception):
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "error"
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": self.code, "message": self.message, **self.extra}
+
+
+class ValidationFailed(TiddlyError):
+    code = "validation_error"
+
+    def __init__(self, fields: dict[str, list[str]], message: str | None = None) -> None:
+        if message is None:
+            parts = [f"{name}: {' '.join(msgs)}" for name, msgs in fields.items()]
+            message = "Invalid request. Fix these fields and retry. " + "; ".join(parts)
+        super().__init__(message, fields=fields)
+
+
+class InvalidLineRange(TiddlyError):
+    code = "invalid_line_range"
+
+
+class NoMatch(TiddlyError):
+    code = "no_match"
+
+
+class MultipleMatches(TiddlyError):
+    code = "multiple_matches"
+
+
+class ContentEmpty(TiddlyError):
+    code = "content_empty"
+
+
+class InvalidTemplate(TiddlyError):
+    code = "invalid_template"
+
+
+class FieldLimitExceeded(TiddlyError):
+    code = "field_limit_exceeded"
+
+    def __init__(self, field: str, length: int, limit: int, unit: str = "characters") -> None:
+        super().__init__(
+            f"{field} is {length} {unit} long; the limit is {limit}. Shorten it and retry.",
+            field=field,
+            length=length,
+            limit=limit,
+        )
+
+
+class BadState(TiddlyError):
+    """A lifecycle action that does not apply to the item's current state (e.g. unarchive)."""
+
+    code = "validation_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, fields={})
+
+
+class NotFound(TiddlyError):
+    status_code = status.HTTP_404_NOT_FOUND
+    code = "not_found"
+
+
+class NameConflict(TiddlyError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "name_conflict"
+
+
+class UrlConflict(TiddlyError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "url_conflict"
+
+
+class StaleItem(TiddlyError):
+    """The item changed since the caller loaded it; carries the current state to merge with."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+    def __init__(self, item: Any, message: str | None = None) -> None:
+        super().__init__(
+            message
+            or (
+                "This item was modified since you loaded it. Nothing was saved. Re-apply your "
+                "change to server_state and retry with its updated_at as expected_updated_at."
+            )
+        )
+        self.item = item
+
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "server_state": serialize_item(self.item)}
+
+
+class PreconditionFailed(StaleItem):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    code = "precondition_failed"
+
+    def __init__(self, item: Any) -> None:
+        super().__init__(
+            item,
+            "If-Match does not match the item's current ETag: it changed since you loaded it. "
+            "Nothing was saved. Re-read it (server_state holds the current version) and retry.",
+        )
+
+
+def _validation_fields(detail: Any) -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        return {str(k): _flatten(v) for k, v in detail.items()}
+    return {"non_field_errors": _flatten(detail)}
+
+
+def _flatten(detail: Any) -> list[str]:
+    if isinstance(detail, list):
+        out: list[str] = []
+        for i, entry in enumerate(detail):
+            if isinstance(entry, dict):
+                out.extend(f"[{i}].{k}: {m}" for k, v in entry.items() for m in _flatten(v))
+            else:
+                out.extend(_flatten(entry))
+        return out
+    if isinstance(detail, dict):
+        return [f"{k}: {m}" for k, v in detail.items() for m in _flatten(v)]
+    return [str(detail)]
+
+
+def _drf_body(exc: drf.APIException) -> dict[str, Any]:
+    if isinstance(exc, drf.ValidationError):
+        return ValidationFailed(_validation_fields(exc.detail)).body()
+    if isinstance(exc, drf.ParseError):
+        return {
+            "error": "validation_error",
+            "message": f"{exc.detail} Send a valid JSON object with Content-Type: application/json.",
+            "fields": {},
+        }
+    if isinstance(exc, drf.NotAuthenticated):
+        return {
+            "error": "not_authenticated",
+            "message": "Authentication required: send 'Authorization: Bearer <API token>'.",
+        }
+    if isinstance(exc, drf.AuthenticationFailed):
+        return {"error": "invalid_token", "message": str(exc.detail)}
+    if isinstance(exc, drf.PermissionDenied):
+        return {"error": "forbidden", "message": str(exc.detail)}
+    if isinstance(exc, drf.NotFound):
+        return {
+            "error": "not_found",
+            "message": "Not found. Check the id or name; it may belong to no item you own.",
+        }
+    if isinstance(exc, drf.Throttled):
+        wait = exc.wait or 1
+        return {
+            "error": "throttled",
+            "message": f"Too many requests. Retry in {int(wait + 0.999)} seconds.",
+        }
+    if isinstance(exc, drf.MethodNotAllowed):
+        return {"error": "method_not_allowed", "message": str(exc.detail)}
+    if isinstance(exc, drf.UnsupportedMediaType):
+        return {
+            "error": "unsupported_media_type",
+            "message": f"{exc.detail} Send JSON with Content-Type: application/json.",
+        }
+    if isinstance(exc, drf.NotAcceptable):
+        return {"error": "not_acceptable", "message": str(exc.detail)}
+    return {"error": exc.default_code, "message": str(exc.detail)}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, TiddlyError):
+        return Response(exc.body(), status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            {
+                "error": "field_limit_exceeded",
+                "message": "The request body is larger than this server accepts. Send less data.",
+                "field": "body",
+            },
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, drf.APIException):
+        return response
+    response.data = _drf_body(exc)
+    return response

@@ -1,0 +1,60 @@
+"""API tokens: how programs and agents authenticate (SPEC §8)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime
+
+import uuid6
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TOKEN_PREFIX = "tdly_"
+DISPLAY_PREFIX_LENGTH = 12
+
+
+def hash_token(plaintext: str) -> str:
+    return hashlib.sha256(plaintext.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A bearer token. Only its SHA-256 is stored; the plaintext is shown once, at creation."""
+
+    id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(max_length=DISPLAY_PREFIX_LENGTH, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    @classmethod
+    def issue(
+        cls, *, owner: object, name: str, expires_at: datetime | None = None
+    ) -> tuple[ApiToken, str]:
+        """Create a token and return it with its plaintext (the only time it exists)."""
+        plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(
+            owner=owner,
+            name=name,
+            token_hash=hash_token(plaintext),
+            prefix=plaintext[:DISPLAY_PREFIX_LENGTH],
+            expires_at=expires_at,
+        )
+        return token, plaintext

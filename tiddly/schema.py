@@ -1,0 +1,37 @@
+"""Shared OpenAPI helpers: the error body and the responses every endpoint can give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse
+
+from content.api.serializers import ErrorOut
+
+_DESCRIPTIONS = {
+    400: "Bad request: validation_error, or an action-specific code (no_match, multiple_matches, "
+    "content_empty, invalid_template, invalid_line_range, field_limit_exceeded).",
+    401: "not_authenticated / invalid_token (with WWW-Authenticate: Bearer).",
+    403: "forbidden.",
+    404: "not_found: no such item among yours.",
+    409: "conflict (stale expected_updated_at; server_state holds the current item), "
+    "name_conflict or url_conflict (existing_id).",
+    412: "precondition_failed: stale If-Match (server_state holds the current item).",
+    429: "throttled (Retry-After header).",
+}
+
+
+def errors(*codes: int) -> dict[int, Any]:
+    return {
+        code: OpenApiResponse(response=ErrorOut, description=_DESCRIPTIONS[code])
+        for code in (401, 429, *codes)
+    }
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "tiddly.auth.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "tdly_…"}

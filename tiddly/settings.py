@@ -1,0 +1,220 @@
+"""Django settings for Tiddly.
+
+Everything that differs between machines comes from the environment through the typed readers in
+``tiddly.env``. Unset ``DATABASE_URL`` means an embedded SQLite file; set it to a PostgreSQL URL for
+production and multi-process deployments.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from tiddly.env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+
+
+def _secret_key() -> str:
+    key = env_str("DJANGO_SECRET_KEY")
+    if key:
+        return key
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
+    # Development: a generated key kept beside the project and ignored by git, so sessions survive
+    # restarts without a secret ever being committed.
+    key_file = BASE_DIR / ".secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "tiddly",
+    "content",
+    "prompts",
+    "mcp_bridge",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "tiddly.urls"
+WSGI_APPLICATION = "tiddly.wsgi.application"
+ASGI_APPLICATION = "tiddly.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database() -> dict[str, object]:
+    url = env_str("DATABASE_URL")
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": BASE_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # WAL lets readers run beside the one writer; IMMEDIATE transactions take the write
+                # lock up front so concurrent edits queue on the busy timeout instead of failing
+                # with "database is locked" when a read lock is upgraded.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": env_int("TIDDLY_SQLITE_TIMEOUT", 30, minimum=1),
+            },
+        }
+    config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=0))
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # CONN_MAX_AGE > 0 leaks one connection per request thread under ASGI; Django's native
+        # psycopg pool is the supported way to reuse connections.
+        config["OPTIONS"] = {
+            "pool": {
+                "min_size": env_int("TIDDLY_DB_POOL_MIN", 2, minimum=0),
+                "max_size": env_int("TIDDLY_DB_POOL_MAX", 20, minimum=1),
+                "timeout": env_int("TIDDLY_DB_POOL_TIMEOUT", 10, minimum=1),
+            }
+        }
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _cache() -> dict[str, object]:
+    url = env_str("CACHE_URL")
+    if url:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tiddly"}
+
+
+CACHES = {"default": _cache()}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Tiddly -----------------------------------------------------------------------------------
+
+TIDDLY_MAX_CONTENT_CHARS = env_int("TIDDLY_MAX_CONTENT_CHARS", 10_000_000, minimum=1)
+TIDDLY_LIMITS = {
+    "title": env_int("TIDDLY_MAX_TITLE_CHARS", 200, minimum=1),
+    "description": env_int("TIDDLY_MAX_DESCRIPTION_CHARS", 1000, minimum=1),
+    "content": TIDDLY_MAX_CONTENT_CHARS,
+    "url": 2048,
+    "name": 100,
+    "tag": 50,
+    "tags_per_item": 100,
+    "argument_name": 100,
+    "argument_description": 1000,
+    "arguments_per_prompt": 100,
+}
+TIDDLY_HISTORY_MAX_VERSIONS = env_int("TIDDLY_HISTORY_MAX_VERSIONS", 100, minimum=1)
+TIDDLY_HISTORY_DAYS = env_int("TIDDLY_HISTORY_DAYS", 30, minimum=0)
+TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, minimum=1)
+
+# A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
+    "TIDDLY_MAX_BODY_BYTES", TIDDLY_MAX_CONTENT_CHARS * 6 + 1_000_000, minimum=1024
+)
+
+_THROTTLE = env_bool("TIDDLY_THROTTLE_ENABLED", True)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Bearer first: its authenticate_header() makes DRF answer 401 + WWW-Authenticate: Bearer.
+        "tiddly.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "tiddly.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": (
+        ["tiddly.throttling.ReadThrottle", "tiddly.throttling.WriteThrottle"] if _THROTTLE else []
+    ),
+    "DEFAULT_THROTTLE_RATES": {
+        "read": env_str("TIDDLY_THROTTLE_READ", "600/min"),
+        "write": env_str("TIDDLY_THROTTLE_WRITE", "240/min"),
+    },
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tiddly API",
+    "DESCRIPTION": (
+        "Bookmarks, notes and prompt templates that people and AI agents read, search and edit "
+        "precisely. Authenticate with `Authorization: Bearer tdly_…`. Every error body is "
+        "`{error, message, …}` with a stable machine code and an instructional message."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/",
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("TIDDLY_LOG_LEVEL", "WARNING")},
+    "loggers": {
+        # The MCP SDK logs every request at INFO and every tool error with a traceback; tool
+        # errors are answered to the client as isError results, which is where they belong.
+        "mcp": {"level": "WARNING"},
+        "mcp_server": {"level": "WARNING"},
+        "mcp_server.djangomcp": {"level": "CRITICAL"},
+        "django.request": {"level": "ERROR"},
+    },
+}
