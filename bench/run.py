@@ -323,6 +323,19 @@ def prepare_database(url: str | None, workdir: Path) -> tuple[str, str, str | No
     return urlunsplit(urlsplit(url)._replace(path=f"/{BENCH_DB_NAME}")), "postgresql", version
 
 
+def sqlite_journal_mode(url: str) -> str | None:
+    """The journal mode of the SQLite file behind ``url`` (WAL or not matters for writes)."""
+    import sqlite3
+
+    path = urlsplit(url).path
+    path = path[1:] if path.startswith("//") else path  # sqlite:////abs -> /abs
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return conn.execute("PRAGMA journal_mode").fetchone()[0]
+    except sqlite3.Error:
+        return None
+
+
 # Scenarios -----------------------------------------------------------------------------------
 
 
@@ -509,6 +522,10 @@ class ReplaceState:
     def marker(self, worker: int, value: int) -> str:
         return f"rpl-{self.tag}-w{worker}-{REPLACE_VALUES[value]}"
 
+    def line(self, worker: int) -> int:
+        text = self.ref.text
+        return text.marker_line if worker == 0 else sorted(text.extra)[worker - 1]
+
 
 def setup_replace(bench: Bench, size: int | None) -> ReplaceState:
     assert size is not None
@@ -532,11 +549,14 @@ def op_replace_ok(call: Call) -> Outcome:
         f"/api/notes/{st.ref.id}/str-replace/",
         json={"old_str": st.marker(w, cur), "new_str": st.marker(w, new)},
     )
+    problem = None
     if r.status_code == 200:
         st.values[w] = new
+        if call.warmup and r.json().get("line") != st.line(w):
+            problem = f"str-replace reported line {r.json().get('line')!r}, expected {st.line(w)}"
     elif r.status_code == 400 and b"multiple_matches" not in r.content:
         st.values[w] = new  # our marker is not there (e.g. a lost update): resynchronise
-    return http_outcome(r, 200)
+    return http_outcome(r, 200, problem)
 
 
 def after_replace(bench: Bench, st: ReplaceState, concurrency: int) -> list[str]:
@@ -675,12 +695,16 @@ class Bench:
             raise RuntimeError(f"creating note {title!r}: HTTP {r.status_code}: {r.text[:300]}")
         return r.json()["id"]
 
-    def create_notes(self, items: Sequence[tuple[str, str]], workers: int = 4) -> list[str]:
+    def create_notes(self, items: Sequence[tuple[str, str]], workers: int = 2) -> list[str]:
         def work(chunk: Sequence[tuple[str, str]]) -> list[str]:
             ids = []
             with self.client() as c:
                 for title, content in chunk:
-                    r = c.post("/api/notes/", json={"title": title, "content": content})
+                    for attempt in range(3):  # retry server errors (e.g. a busy SQLite)
+                        r = c.post("/api/notes/", json={"title": title, "content": content})
+                        if r.status_code < 500:
+                            break
+                        time.sleep(0.2 * (attempt + 1))
                     if r.status_code != 201:
                         raise RuntimeError(
                             f"creating {title!r}: HTTP {r.status_code}: {r.text[:300]}"
@@ -779,15 +803,10 @@ def run_row(bench: Bench, sc: Scenario, size: int | None, conc: int, state: Any)
     statuses: dict[str, int] = {}
     for o in outs:
         statuses[str(o.status)] = statuses.get(str(o.status), 0) + 1
-    for o in outs:
-        if o.problem and o.problem not in problems:
-            problems.append(o.problem)
-    errors = []
-    for o in outs:
-        if not o.ok and len(errors) < 3:
-            errors.append(f"HTTP {o.status}: {o.detail}")
+    problems += [o.problem for o in outs if o.problem]
     if sc.after is not None:
         problems += sc.after(bench, state, conc)
+    errors = [f"HTTP {o.status}: {o.detail}" for o in outs if not o.ok]
     sizes = [o.nbytes for o in outs]
 
     def ms(v: float | None) -> float | None:
@@ -812,9 +831,17 @@ def run_row(bench: Bench, sc: Scenario, size: int | None, conc: int, state: Any)
         "max_ms": ms(lat[-1] if lat else None),
         "body_bytes_mean": round(statistics.fmean(sizes)) if sizes else None,
         "body_bytes_max": max(sizes) if sizes else None,
-        "problems": problems[:10],
-        "errors": errors,
+        "problems": _tally(problems),
+        "errors": _tally(errors),
     }
+
+
+def _tally(messages: list[str], limit: int = 10) -> list[str]:
+    """Distinct messages in first-seen order, with a count when repeated."""
+    counts: dict[str, int] = {}
+    for m in messages:
+        counts[m] = counts.get(m, 0) + 1
+    return [m if k == 1 else f"{m} (x{k})" for m, k in list(counts.items())[:limit]]
 
 
 # Output --------------------------------------------------------------------------------------
@@ -1085,6 +1112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             group_peak[group] = round(peak, 1)
             after_group[group] = round(cumulative, 1)
 
+        journal_mode = sqlite_journal_mode(db_url) if vendor == "sqlite" else None
         rss = {
             "reset": rss_reset,
             "groups": group_peak,
@@ -1098,7 +1126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "meta": {
                 "started_at": started.isoformat(timespec="seconds"),
                 "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "db": {"vendor": vendor, "url": redact(db_url), "server_version": db_version},
+                "db": {
+                    "vendor": vendor,
+                    "url": redact(db_url),
+                    "server_version": db_version,
+                    "sqlite_journal_mode": journal_mode,
+                },
                 "git": {
                     "commit": _git("rev-parse", "HEAD"),
                     "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
@@ -1111,6 +1144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "quick": args.quick,
                     "only": args.only,
                     "list_notes": args.list_notes,
+                    "app_dir": str(APP_DIR),
                     "row_timeout_s": args.row_timeout,
                     "line_chars": LINE_CHARS + 1,
                 },
@@ -1126,6 +1160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         tmp.write_text(json.dumps(result, indent=2) + "\n")
         tmp.replace(out_path)
         print(format_table(rows, rss))
+        db_line = f"{vendor} {db_version or ''}".strip()
+        if journal_mode:
+            db_line += f" (journal_mode={journal_mode})"
+        print(f"\ndatabase: {db_line}; git {result['meta']['git']['commit'] or '-'}")
         print(f"\nJSON: {out_path}")
         bad = any(r["non_ok"] or r["truncated"] or r["problems"] for r in rows)
         return 1 if args.strict and bad else 0
