@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "tiddly",
     "content",
     "prompts",
+    # mcp_server before mcp_bridge: its ready() registers the MCPToolsets that mcp_bridge's
+    # ready() then annotates.
+    "mcp_server",
     "mcp_bridge",
 ]
 
@@ -203,6 +206,20 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/",
     "ENUM_NAME_OVERRIDES": {},
 }
+
+# --- MCP (django-mcp-server; the two servers are mounted by mcp_bridge/urls.py) -----------------
+
+# The same Bearer API tokens as the REST API; the package adds IsAuthenticated when this is set.
+DJANGO_MCP_AUTHENTICATION_CLASSES = ["tiddly.auth.BearerTokenAuthentication"]
+# The package's global server is never mounted (mcp_bridge builds one server per endpoint), but it
+# is built at import time: keep it stateless and without the extra instructions tool.
+DJANGO_MCP_GLOBAL_SERVER_CONFIG = {"name": "tiddly", "stateless": True}
+DJANGO_MCP_GET_SERVER_INSTRUCTIONS_TOOL = False
+# "fast" answers JSON-RPC in-process with the servers' own handlers (see mcp_bridge/transport.py);
+# "package" routes every call through django-mcp-server's per-request StreamableHTTP transport.
+TIDDLY_MCP_TRANSPORT = env_str("TIDDLY_MCP_TRANSPORT", "fast")
+if TIDDLY_MCP_TRANSPORT not in ("fast", "package"):
+    raise ImproperlyConfigured("TIDDLY_MCP_TRANSPORT must be 'fast' or 'package'.")
 
 LOGGING = {
     "version": 1,

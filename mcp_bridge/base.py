@@ -1,0 +1,85 @@
+"""What the tools of both servers share: who is calling, and turning items into results.
+
+Tools are small adapters (STYLE): validate arguments, call one service or query, shape the result
+with the same serializers as REST. No ORM here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from content import queries
+from content.api import serializers as s
+from content.api.views import line_window, list_params
+from content.history import Actor
+from content.models import Item
+from tiddly.errors import ValidationFailed
+from tiddly.models import ApiToken
+
+
+class ToolsetBase:
+    """Mixed into each ``MCPToolset``: the package sets ``self.request`` (the DRF request) per call.
+
+    Helpers are private (``_``-prefixed) so the package does not publish them as tools.
+    """
+
+    request: Any
+    source: ClassVar[str]
+
+    def _owner(self) -> Any:
+        return self.request.user
+
+    def _actor(self) -> Actor:
+        token = getattr(self.request, "auth", None)
+        prefix = token.prefix if isinstance(token, ApiToken) else None
+        return Actor(source=self.source, token_prefix=prefix)
+
+
+def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[str, Any]:
+    window = line_window(item.content, {"start_line": start_line, "end_line": end_line})
+    return s.item_data(item, window=window)
+
+
+def metadata_item(item: Item) -> dict[str, Any]:
+    """The item without its content: length, a 500-character preview and the line count."""
+    data = s.item_data(item)
+    content = data.pop("content")
+    data["content_preview"] = s.preview(content)
+    return data
+
+
+def page(owner: Any, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
+    params = list_params(
+        {
+            "q": args["query"],
+            "tags": args["tags"],
+            "tag_match": args["tag_match"],
+            "sort_by": args["sort_by"],
+            "sort_order": args["sort_order"],
+            "limit": args["limit"],
+            "offset": args["offset"],
+        }
+    )
+    if len(types) == 1:
+        total, items = queries.list_items(owner, queries.MODELS[types[0]], params)
+    else:
+        total, items = queries.list_content(owner, types, params)
+    return {
+        "items": [s.listed_item_data(i) for i in items],
+        "total": total,
+        "has_more": params.offset + len(items) < total,
+    }
+
+
+def require_changes(data: dict[str, Any], names: str) -> None:
+    if not data:
+        raise ValidationFailed(
+            {"non_field_errors": [f"Nothing to update: pass at least one of {names}."]},
+            message=f"Nothing to update: pass at least one of {names} (expected_updated_at alone "
+            "changes nothing).",
+        )
+
+
+def summary(verb: str, label: str, data: dict[str, Any]) -> str:
+    fields = ", ".join(data) or "nothing"
+    return f"{verb} {label}: {fields} {'updated' if data else 'changed'}."

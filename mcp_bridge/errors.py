@@ -1,0 +1,78 @@
+"""Tool failures as MCP results: ``isError: true`` carrying the REST error object (SPEC §3.4, §7).
+
+A service raises a ``TiddlyError``; its ``body()`` is exactly what REST sends with the 4xx, so
+``matches``, ``suggestion`` and ``server_state`` reach the agent as text *and* structuredContent.
+Argument validation failures get the REST ``validation_error`` shape. Anything unexpected is
+logged here and answered with a generic message: no traceback or internal text leaves the server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+import pydantic_core
+from mcp import types
+from pydantic import ValidationError
+
+from tiddly.errors import TiddlyError, ValidationFailed
+
+logger = logging.getLogger("mcp_bridge")
+
+INTERNAL_ERROR = {
+    "error": "server_error",
+    "message": "Internal error; nothing was saved. Retry the call; if it keeps failing, report it.",
+}
+
+
+def success_result(data: dict[str, Any]) -> types.CallToolResult:
+    return _result(data, is_error=False)
+
+
+def error_result(body: dict[str, Any]) -> types.CallToolResult:
+    return _result(body, is_error=True)
+
+
+def _result(data: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
+    text = pydantic_core.to_json(data).decode()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structuredContent=data,
+        isError=is_error,
+    )
+
+
+def body_for(exc: BaseException, tool: str) -> dict[str, Any]:
+    """The REST error object for whatever a tool raised (walks ``ToolError`` causes)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, TiddlyError):
+            return cause.body()
+        if isinstance(cause, ValidationError) and cause.title.endswith("Arguments"):
+            return invalid_arguments(cause).body()
+        cause = cause.__cause__
+    logger.error("MCP tool %s failed", tool, exc_info=exc)
+    return dict(INTERNAL_ERROR)
+
+
+def invalid_arguments(exc: ValidationError) -> ValidationFailed:
+    fields: dict[str, list[str]] = {}
+    for error in exc.errors(include_url=False, include_input=False):
+        name = ".".join(str(part) for part in error["loc"]) or "arguments"
+        fields.setdefault(name, []).append(error["msg"])
+    return ValidationFailed(fields)
+
+
+def unknown_arguments(unknown: Iterable[str], allowed: Iterable[str]) -> ValidationFailed:
+    valid = ", ".join(sorted(allowed)) or "(none)"
+    return ValidationFailed(
+        {name: [f"Unknown argument. Valid arguments: {valid}."] for name in sorted(unknown)}
+    )
+
+
+def unknown_tool(name: str, available: Iterable[str]) -> dict[str, Any]:
+    return {
+        "error": "not_found",
+        "message": f"Unknown tool '{name}'. Available tools: {', '.join(available)}.",
+    }

@@ -1,0 +1,236 @@
+"""Typed shapes of the MCP tool results (outputSchema + structuredContent) and shared parameters.
+
+The result types mirror the REST JSON (``content.api.serializers.item_data`` and friends): a tool
+returns exactly what the matching REST endpoint returns, so an agent and a script see one format.
+They are TypedDicts rather than ``dict`` because FastMCP only emits ``structuredContent`` and an
+``outputSchema`` for a typed return; keys that a type does not declare would be dropped, so every
+key the serializers produce is declared here.
+
+No ``from __future__ import annotations`` in this module: TypedDict decides which keys are
+``NotRequired`` when the class is created, and cannot see through string annotations.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal, NotRequired
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
+
+# --- results ------------------------------------------------------------------------------------
+
+
+class ContentMetadata(TypedDict):
+    total_lines: int
+    start_line: int
+    end_line: int
+    is_partial: bool
+
+
+class Argument(TypedDict):
+    name: str
+    description: str | None
+    required: bool
+
+
+class Item(TypedDict):
+    """A bookmark, note or prompt as the REST API returns it.
+
+    ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
+    metadata-only reads. ``url`` is a bookmark's, ``name``/``arguments`` a prompt's.
+    """
+
+    id: str
+    type: str
+    title: str | None
+    description: str | None
+    tags: list[str]
+    state: str
+    created_at: str
+    updated_at: str
+    last_used_at: str
+    archived_at: str | None
+    deleted_at: str | None
+    url: NotRequired[str]
+    name: NotRequired[str]
+    arguments: NotRequired[list[Argument]]
+    content_length: int | None
+    content: NotRequired[str | None]
+    content_metadata: NotRequired[ContentMetadata | None]
+    content_preview: NotRequired[str | None]
+
+
+class ItemPage(TypedDict):
+    items: list[Item]
+    total: int
+    has_more: bool
+
+
+class Match(TypedDict):
+    field: str
+    line: int | None
+    context: str
+
+
+class SearchResult(TypedDict):
+    matches: list[Match]
+    total_matches: int
+
+
+class EditResult(TypedDict):
+    match_type: str
+    line: int
+    id: str
+    updated_at: str
+
+
+class UpdateResult(TypedDict):
+    id: str
+    updated_at: str
+    summary: str
+
+
+class PromptTemplate(TypedDict):
+    id: str
+    name: str
+    title: str | None
+    description: str | None
+    content: str | None
+    arguments: list[Argument]
+    tags: list[str]
+    updated_at: str
+    content_metadata: ContentMetadata | None
+
+
+class PromptWriteResult(TypedDict):
+    id: str
+    name: str
+    updated_at: str
+    summary: str
+
+
+class PromptEditResult(TypedDict):
+    id: str
+    name: str
+    updated_at: str
+    match_type: str
+    line: int
+    summary: str
+
+
+class TagCount(TypedDict):
+    name: str
+    count: int
+
+
+class TagList(TypedDict):
+    tags: list[TagCount]
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+
+class PromptArgumentIn(BaseModel):
+    """One declared template variable."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[
+        str,
+        Field(
+            description="Variable name as used in the template ({{ name }}): lowercase letters, "
+            "digits and underscores, starting with a letter (e.g. code_to_review)."
+        ),
+    ]
+    description: Annotated[
+        str | None,
+        Field(description="What the value is for; shown to whoever fills the prompt in."),
+    ] = None
+    required: Annotated[
+        bool,
+        Field(description="True if rendering must supply it; optional ones render as ''."),
+    ] = False
+
+
+ItemType = Annotated[
+    Literal["bookmark", "note"],
+    Field(description="The item's type: 'bookmark' or 'note' (as returned by search_items)."),
+]
+ItemId = Annotated[
+    str, Field(description="The item's id (a UUID, as returned by search_items or a create tool).")
+]
+PromptName = Annotated[
+    str,
+    Field(
+        description="The prompt's name, e.g. 'code-review' (as listed by search_prompts). Only "
+        "active prompts are addressable."
+    ),
+]
+Query = Annotated[
+    str | None,
+    Field(
+        description='Search words. On PostgreSQL: full-text with stemming plus substring ("quoted '
+        'phrase", OR, -exclude); otherwise case-insensitive substring. Omit to list everything.'
+    ),
+]
+Tags = Annotated[
+    list[str] | None,
+    Field(description="Only items with these tags (lowercase, hyphenated), combined by tag_match."),
+]
+TagMatch = Annotated[
+    Literal["all", "any"],
+    Field(description="'all': items must carry every tag in tags; 'any': at least one."),
+]
+SortBy = Annotated[
+    Literal["created_at", "updated_at", "last_used_at", "title", "relevance"] | None,
+    Field(description="Sort key. Default: relevance when query is given, else created_at."),
+]
+SortOrder = Annotated[Literal["asc", "desc"], Field(description="Sort direction.")]
+Limit = Annotated[int, Field(ge=1, le=100, description="Page size, 1-100.")]
+Offset = Annotated[int, Field(ge=0, le=10**9, description="Items to skip (for the next page).")]
+StartLine = Annotated[
+    int | None,
+    Field(ge=1, le=2**31, description="First line to return (1-based). Omit for line 1."),
+]
+EndLine = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=2**31,
+        description="Last line to return (inclusive; past the end is clamped). Omit for the end.",
+    ),
+]
+ExpectedUpdatedAt = Annotated[
+    datetime | None,
+    Field(
+        description="Optimistic lock: the exact updated_at from your last read or write of this "
+        "item. If the item changed since, nothing is written and the error 'conflict' returns the "
+        "current item as server_state. Omit if you don't have that exact value."
+    ),
+]
+OldStr = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="The exact text to replace, copied from the current content; it must occur "
+        "exactly once. Include a few surrounding words or lines to make it unique.",
+    ),
+]
+NewStr = Annotated[
+    str,
+    Field(description="The replacement text. An empty string deletes old_str."),
+]
+TagsReplacement = Annotated[
+    list[str] | None,
+    Field(
+        description="FULL REPLACEMENT of the tags: the item ends up with exactly this list. To "
+        "add a tag, send the existing tags plus the new one; [] removes all. Omit this parameter "
+        "unless you are intentionally changing tags."
+    ),
+]
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """A timestamp without an offset is UTC (as the REST API reads it)."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)

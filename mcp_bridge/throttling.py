@@ -1,0 +1,43 @@
+"""Per-user throttling of MCP calls with the REST API's read and write budgets (SPEC §8).
+
+Every MCP message is a POST, so the REST throttles (which go by HTTP method) would count every
+read as a write. These classify by what the message does: ``tools/call`` of a tool without
+``readOnlyHint`` is a write, everything else a read. The cache keys are the REST throttles', so a
+user's budget is shared across REST and both MCP servers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.throttling import UserRateThrottle
+
+from mcp_bridge.transport import parsed_body
+
+
+def is_write(request: Request, view: Any) -> bool:
+    try:
+        message = parsed_body(request)
+    except ValueError:
+        return False
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return False
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    tool = view.mcp_server._tool_manager.get_tool(name) if isinstance(name, str) else None
+    return not (tool is not None and tool.annotations and tool.annotations.readOnlyHint)
+
+
+class McpReadThrottle(UserRateThrottle):
+    scope = "read"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        return is_write(request, view) or super().allow_request(request, view)
+
+
+class McpWriteThrottle(UserRateThrottle):
+    scope = "write"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        return not is_write(request, view) or super().allow_request(request, view)

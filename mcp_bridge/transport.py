@@ -1,0 +1,172 @@
+"""A direct JSON-RPC request path for the django-mcp-server servers (``TIDDLY_MCP_TRANSPORT=fast``).
+
+django-mcp-server answers every POST by building a new ``StreamableHTTPSessionManager``, a
+streamable-HTTP transport, a server session and their memory streams and task groups, then
+replaying the already-parsed request through a fake ASGI scope — several milliseconds per call
+before any tool runs. In stateless JSON-response mode all of that is bookkeeping: a POST carries
+one JSON-RPC message and gets one JSON answer. So this module validates the message with the
+SDK's own pydantic types, answers ``initialize``/``ping`` as ``ServerSession`` does, and hands
+every other request to the very handlers the package's server registered
+(``server._mcp_server.request_handlers``: FastMCP's tool registry, argument validation and result
+conversion, our prompts handlers). Tools see the same ``django_request_ctx`` as under the
+package's transport, so the two paths are interchangeable (tests run both).
+
+HTTP behaviour follows the SDK transport: 406 without ``application/json`` in Accept, 415 for a
+non-JSON body, 400 for unparsable JSON, an invalid message or an unsupported
+``MCP-Protocol-Version``, 202 for notifications, JSON-RPC errors with HTTP 200.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic_core
+from asgiref.sync import async_to_sync
+from django.http import HttpResponse
+from mcp import types
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import McpError
+from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
+from mcp_server.djangomcp import DjangoMCP, django_request_ctx
+from pydantic import ValidationError
+
+from mcp_bridge.errors import logger
+
+JSON = "application/json"
+PROTOCOL_HEADER = "MCP-Protocol-Version"
+DEFAULT_PROTOCOL = "2025-03-26"  # what the SDK assumes when the header is absent
+
+_init_options: dict[int, InitializationOptions] = {}
+
+
+def handle(server: DjangoMCP, request: Any) -> HttpResponse:
+    """Answer one streamable-HTTP POST (``request`` is the authenticated DRF request)."""
+    problem = _check_headers(request)
+    if problem is not None:
+        return problem
+    try:
+        raw = parsed_body(request)
+    except ValueError as exc:
+        return _rpc_error(None, types.PARSE_ERROR, f"Parse error: {exc}", status=400)
+    if not isinstance(raw, dict):
+        return _rpc_error(None, types.INVALID_REQUEST, "Send one JSON-RPC message.", status=400)
+    try:
+        message = types.JSONRPCMessage.model_validate(raw).root
+    except ValidationError:
+        return _rpc_error(
+            raw.get("id"), types.INVALID_REQUEST, "Not a valid JSON-RPC 2.0 message.", status=400
+        )
+    if not isinstance(message, types.JSONRPCRequest):
+        return HttpResponse(status=202)  # notifications and responses need no answer
+    if message.method != "initialize":
+        version = request.headers.get(PROTOCOL_HEADER, DEFAULT_PROTOCOL)
+        if version not in SUPPORTED_PROTOCOL_VERSIONS:
+            return _plain_error(
+                f"Bad Request: Unsupported protocol version: {version}. Supported versions: "
+                f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}",
+                status=400,
+            )
+    body = async_to_sync(_respond)(server, request, message.id, raw)
+    return HttpResponse(body, content_type=JSON)
+
+
+def parsed_body(request: Any) -> Any:
+    """The JSON body, parsed once per request (throttling reads it first); ValueError if bad."""
+    cached = getattr(request, "_mcp_body", None)
+    if cached is None:
+        try:
+            cached = (pydantic_core.from_json(request.body), None)
+        except ValueError as exc:
+            cached = (None, exc)
+        request._mcp_body = cached
+    value, error = cached
+    if error is not None:
+        raise error
+    return value
+
+
+def _check_headers(request: Any) -> HttpResponse | None:
+    accept = [part.strip() for part in request.headers.get("Accept", "").split(",")]
+    if not any(part.startswith(JSON) for part in accept):
+        return _plain_error("Not Acceptable: Client must accept application/json", status=406)
+    content_type = request.headers.get("Content-Type", "").split(";")[0].strip()
+    if content_type != JSON:
+        return _plain_error(
+            "Unsupported Media Type: Content-Type must be application/json", status=415
+        )
+    return None
+
+
+async def _respond(server: DjangoMCP, request: Any, request_id: Any, raw: dict[str, Any]) -> bytes:
+    django_request_ctx.set(request)
+    try:
+        client_request = types.ClientRequest.model_validate(raw).root
+    except ValidationError:
+        return _error_bytes(request_id, types.INVALID_PARAMS, "Invalid request parameters")
+    try:
+        result = await _dispatch(server, client_request)
+    except McpError as exc:
+        return _error_bytes(request_id, exc.error.code, exc.error.message, exc.error.data)
+    except Exception:
+        logger.exception("MCP request %s failed", client_request.method)
+        return _error_bytes(request_id, types.INTERNAL_ERROR, "Internal error")
+    return _result_bytes(request_id, result)
+
+
+async def _dispatch(server: DjangoMCP, request: Any) -> types.Result:
+    if isinstance(request, types.InitializeRequest):
+        return _initialize(server, request.params)
+    if isinstance(request, types.PingRequest):
+        return types.EmptyResult()
+    handler = server._mcp_server.request_handlers.get(type(request))
+    if handler is None:
+        raise McpError(types.ErrorData(code=types.METHOD_NOT_FOUND, message="Method not found"))
+    result = await handler(request)
+    if isinstance(result, types.ErrorData):  # pragma: no cover - handlers raise instead
+        raise McpError(result)
+    return result.root  # type: ignore[no-any-return]
+
+
+def _initialize(server: DjangoMCP, params: types.InitializeRequestParams) -> types.InitializeResult:
+    options = _init_options.get(id(server))
+    if options is None:
+        options = _init_options[id(server)] = server._mcp_server.create_initialization_options()
+    requested = params.protocolVersion
+    return types.InitializeResult(
+        protocolVersion=requested
+        if requested in SUPPORTED_PROTOCOL_VERSIONS
+        else types.LATEST_PROTOCOL_VERSION,
+        capabilities=options.capabilities,
+        serverInfo=types.Implementation(
+            name=options.server_name,
+            version=options.server_version,
+            websiteUrl=options.website_url,
+            icons=options.icons,
+        ),
+        instructions=options.instructions,
+    )
+
+
+def _result_bytes(request_id: Any, result: types.Result) -> bytes:
+    response = types.JSONRPCResponse(
+        jsonrpc="2.0",
+        id=request_id,
+        result=result.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
+    return response.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def _error_bytes(request_id: Any, code: int, message: str, data: Any = None) -> bytes:
+    error = types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message, data=data)
+    )
+    return error.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def _rpc_error(request_id: Any, code: int, message: str, *, status: int) -> HttpResponse:
+    body = _error_bytes(request_id if request_id is not None else "server-error", code, message)
+    return HttpResponse(body, status=status, content_type=JSON)
+
+
+def _plain_error(message: str, *, status: int) -> HttpResponse:
+    return _rpc_error(None, types.INVALID_REQUEST, message, status=status)

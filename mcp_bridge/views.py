@@ -1,0 +1,71 @@
+"""The streamable-HTTP endpoint of an MCP server: django-mcp-server's view, made safe and fast.
+
+- GET answers 405. The package passes GET to the SDK, which opens an SSE stream on a fake ASGI
+  ``receive`` that never reports a disconnect: one authenticated GET spins the whole process at
+  100 % CPU. The MCP spec allows 405 when a server offers no SSE stream, and clients handle it.
+- DELETE answers 405 too: the servers are stateless, there is no session to end.
+- POST goes through ``transport.handle`` (``TIDDLY_MCP_TRANSPORT=fast``, the default) or the
+  package's own per-request session manager (``package``): same servers, same tools.
+- Authentication is the package's: the DRF classes of ``DJANGO_MCP_AUTHENTICATION_CLASSES`` (the
+  REST API's Bearer tokens) with ``IsAuthenticated``, so a missing, invalid, expired or revoked
+  token is a 401 with ``WWW-Authenticate: Bearer`` before any JSON-RPC is read.
+- Not part of the REST API's OpenAPI schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from django.utils.module_loading import import_string
+from drf_spectacular.utils import extend_schema
+from mcp_server.views import MCPServerStreamableHttpView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
+
+from mcp_bridge import transport
+from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle
+
+
+def _authentication_classes() -> list[type]:
+    return [import_string(path) for path in settings.DJANGO_MCP_AUTHENTICATION_CLASSES]
+
+
+@extend_schema(exclude=True)
+class McpView(MCPServerStreamableHttpView):
+    authentication_classes = _authentication_classes()
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [McpReadThrottle, McpWriteThrottle]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Throttling is on exactly when the REST API's is (TIDDLY_THROTTLE_ENABLED).
+        if not api_settings.DEFAULT_THROTTLE_CLASSES:
+            return []
+        return super().get_throttles()  # type: ignore[no-any-return]
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self._not_allowed()
+
+    def delete(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self._not_allowed()
+
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
+        if settings.TIDDLY_MCP_TRANSPORT == "package":
+            return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
+        return transport.handle(self.mcp_server, request)
+
+    @staticmethod
+    def _not_allowed() -> HttpResponse:
+        response = JsonResponse(
+            {
+                "error": "method_not_allowed",
+                "message": "This MCP server is stateless and offers no SSE stream: send each "
+                "JSON-RPC message as a POST (streamable HTTP).",
+            },
+            status=405,
+        )
+        response["Allow"] = "POST"
+        return response
