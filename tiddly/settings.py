@@ -86,23 +86,29 @@ TEMPLATES = [
 ]
 
 
+def _sqlite_options() -> dict[str, object]:
+    # WAL lets readers run beside the one writer; IMMEDIATE transactions take the write lock up
+    # front so concurrent edits queue on the busy timeout instead of failing with "database is
+    # locked" when a read lock is upgraded.
+    return {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("TIDDLY_SQLITE_TIMEOUT", 30, minimum=1),
+    }
+
+
 def _database() -> dict[str, object]:
     url = env_str("DATABASE_URL")
     if not url:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": BASE_DIR / "db.sqlite3",
-            "OPTIONS": {
-                # WAL lets readers run beside the one writer; IMMEDIATE transactions take the write
-                # lock up front so concurrent edits queue on the busy timeout instead of failing
-                # with "database is locked" when a read lock is upgraded.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                "transaction_mode": "IMMEDIATE",
-                "timeout": env_int("TIDDLY_SQLITE_TIMEOUT", 30, minimum=1),
-            },
+            "OPTIONS": _sqlite_options(),
         }
     config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=0))
-    if config["ENGINE"] == "django.db.backends.postgresql":
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = _sqlite_options()
+    elif config["ENGINE"] == "django.db.backends.postgresql":
         # CONN_MAX_AGE > 0 leaks one connection per request thread under ASGI; Django's native
         # psycopg pool is the supported way to reuse connections.
         config["OPTIONS"] = {
