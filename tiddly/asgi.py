@@ -3,12 +3,46 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from django.core.asgi import get_asgi_application
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.base import BaseHandler
+from django.http import FileResponse, HttpRequest, HttpResponseBase
 
 from tiddly.memory import tune_malloc
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
 
+
+class TiddlyASGIHandler(ASGIHandler):
+    """Django's ASGI handler, with the middleware chain and view run in one thread hop.
+
+    Every view here is synchronous (DRF, admin, the MCP views). Django's async chain calls each
+    sync middleware's process_request/process_response through its own ``sync_to_async`` hop —
+    about a dozen thread round-trips per request. Loading the chain in sync mode and entering it
+    once keeps everything else (body reading, disconnect handling, streaming, signals) as Django
+    does it.
+    """
+
+    def __init__(self) -> None:
+        BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+
+    async def run_get_response(self, request: HttpRequest) -> HttpResponseBase:
+        response = await sync_to_async(self.get_response, thread_sensitive=True)(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size
+        return response
+
+
+def get_application() -> Any:
+    import django
+
+    django.setup(set_prefix=False)
+    return TiddlyASGIHandler()
+
+
 tune_malloc()
-application = get_asgi_application()
+application = get_application()
