@@ -151,6 +151,32 @@ def update_item(
     return item
 
 
+@transaction.atomic
+def restore_version(
+    *, owner: Any, ref: ItemRef, version: int, actor: Actor, if_match: str | None = None
+) -> Item:
+    """Put back an older version's content and metadata as a new ``restore`` version.
+
+    Goes through ``update_item``, so limits, uniqueness (409) and prompt templates are checked as
+    for any edit. The archive state is not part of a version: an archived item stays archived.
+    """
+    item = _locked(owner, ref)
+    row = history.get_version(item, version)
+    if version == history.latest_version(item):
+        raise BadState(
+            f"Version {version} is already the current version of this {item.type_name}; there "
+            "is nothing to restore. Pick an older version from GET …/history/."
+        )
+    return update_item(
+        owner=owner,
+        ref=ref,
+        data=history.restore_data(item, row),
+        actor=actor,
+        if_match=if_match,
+        action=HistoryAction.RESTORE,
+    )
+
+
 _SIMPLE_FIELDS = ("title", "description", "content", "archived_at")
 
 

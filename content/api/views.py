@@ -24,6 +24,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from content import editing, queries, services
 from content.api import serializers as s
+from content.api.history import HistoryActions, history_schemas
 from content.history import Actor, clean_source
 from content.models import Bookmark, Item, ItemState, Note
 from content.services import ItemRef
@@ -241,10 +242,11 @@ def _item_schema(full: type, listed: type, create: type, update: type, label: st
             request=s.PromptStrReplaceSerializer if label == "prompt" else s.StrReplaceSerializer,
             responses={200: s.StrReplaceOut, **errors(400, 404, 409, 412)},
         ),
+        **history_schemas(full, label, [IF_MATCH, SOURCE]),
     )
 
 
-class ItemViewSet(viewsets.GenericViewSet):
+class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
     model: ClassVar[type[Item]]
