@@ -1,0 +1,110 @@
+"""API tokens in the admin (SPEC §8): issue, rename, change expiry, revoke (delete).
+
+A new token's plaintext is shown once, on the page that answers the add form — rendered directly
+rather than passed through ``messages``, whose cookie/session storage would keep a copy of the
+secret outside the hash. The hash itself is never displayed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+
+from content.admin import OwnedAdmin
+from tiddly.models import ApiToken
+
+
+class ExpiryFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("valid", "Valid"), ("expired", "Expired")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet | None:
+        expired = Q(expires_at__lte=timezone.now())
+        if self.value() == "expired":
+            return queryset.filter(expired)
+        if self.value() == "valid":
+            return queryset.exclude(expired)
+        return None
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(OwnedAdmin):
+    list_display = ("name", "shown_prefix", "owner", "status", "created_at", "last_used_at")
+    list_filter = (ExpiryFilter,)
+    search_fields = ("name", "prefix")
+    readonly_fields = ("owner", "shown_prefix", "created_at", "last_used_at")
+    ordering = ("-created_at",)
+    actions = ("delete_selected",)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if obj is None:
+            return (
+                ["owner", "name", "expires_at"]
+                if request.user.is_superuser
+                else ["name", "expires_at"]
+            )
+        return ["name", "owner", "shown_prefix", "expires_at", "created_at", "last_used_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None and request.user.is_superuser:
+            return [f for f in self.readonly_fields if f != "owner"]
+        return self.readonly_fields
+
+    def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
+        if change:
+            return super().save_form(request, form, change)
+        data = form.cleaned_data
+        token, plaintext = ApiToken.issue(
+            owner=data.get("owner") or request.user,
+            name=data["name"],
+            expires_at=data.get("expires_at"),
+        )
+        token.plaintext = plaintext  # type: ignore[attr-defined]  # for response_add, never stored
+        return token
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:  # a new token was saved by ApiToken.issue in save_form
+            super().save_model(request, obj, form, change)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        if change:
+            super().save_related(request, form, formsets, change)
+
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None) -> Any:
+        plaintext = getattr(obj, "plaintext", None)
+        if plaintext is None:
+            return super().response_add(request, obj, post_url_continue)
+        # Admin views are never_cache (no-store), so the page with the secret is not cached either.
+        return TemplateResponse(
+            request,
+            "admin/tiddly/apitoken/token_created.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "API token created",
+                "subtitle": None,
+                "opts": self.opts,
+                "token": obj,
+                "plaintext": plaintext,
+                "change_url": reverse("admin:tiddly_apitoken_change", args=[obj.pk]),
+            },
+        )
+
+    @admin.display(description="prefix", ordering="prefix")
+    def shown_prefix(self, obj: ApiToken) -> str:
+        return f"{obj.prefix}…" if obj.prefix else "-"
+
+    @admin.display(description="status", ordering="expires_at")
+    def status(self, obj: ApiToken) -> str:
+        if obj.expires_at is None:
+            return "valid, never expires"
+        when = timezone.localtime(obj.expires_at).strftime("%Y-%m-%d %H:%M")
+        return f"expired {when}" if obj.is_expired else f"valid until {when}"

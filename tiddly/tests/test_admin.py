@@ -1,0 +1,131 @@
+"""API tokens in the admin (SPEC §8, §9): issued with ApiToken.issue, plaintext shown once, the
+hash never shown, and each staff user sees only their own tokens."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from tiddly.models import ApiToken, hash_token
+
+pytestmark = pytest.mark.django_db
+
+
+def _url(name: str, *args: Any) -> str:
+    return reverse(f"admin:tiddly_apitoken_{name}", args=args)
+
+
+@pytest.fixture
+def staff(owner: Any) -> Any:
+    owner.is_staff = True
+    owner.save()
+    return owner
+
+
+@pytest.fixture
+def staff_client(staff: Any) -> Client:
+    client = Client()
+    client.force_login(staff)
+    return client
+
+
+def test_adding_a_token_shows_the_plaintext_once(staff_client: Client, staff: Any) -> None:
+    response = staff_client.post(
+        _url("add"), {"name": "laptop", "expires_at_0": "", "expires_at_1": ""}
+    )
+
+    assert response.status_code == 200
+    plaintext = response.context["plaintext"]
+    assert plaintext.startswith("tdly_")
+    assert plaintext in response.content.decode()
+    assert "no-store" in response["Cache-Control"]
+    token = ApiToken.objects.get()
+    assert (token.owner, token.name, token.token_hash) == (staff, "laptop", hash_token(plaintext))
+    # Never again: not on the list, not on the token's page, not in a stored message.
+    for page in (_url("changelist"), _url("change", token.pk)):
+        html = staff_client.get(page).content.decode()
+        assert plaintext not in html
+        assert token.token_hash not in html
+        assert token.prefix in html
+
+
+def test_the_issued_token_authenticates_api_requests(staff_client: Client) -> None:
+    response = staff_client.post(
+        _url("add"), {"name": "cli", "expires_at_0": "", "expires_at_1": ""}
+    )
+
+    api = Client(headers={"Authorization": f"Bearer {response.context['plaintext']}"})
+    assert api.get("/api/notes/").status_code == 200
+
+
+def test_token_with_an_expiry_is_listed_with_its_status(staff_client: Client, staff: Any) -> None:
+    ApiToken.issue(owner=staff, name="old", expires_at=timezone.now() - timedelta(days=1))
+    ApiToken.issue(owner=staff, name="forever")
+
+    expired = staff_client.get(_url("changelist") + "?status=expired")
+    html = staff_client.get(_url("changelist")).content.decode()
+
+    assert [t.name for t in expired.context["cl"].result_list] == ["old"]
+    assert "valid, never expires" in html
+    assert "expired 20" in html
+
+
+def test_rename_keeps_the_secret(staff_client: Client, staff: Any) -> None:
+    token, plaintext = ApiToken.issue(owner=staff, name="old name")
+
+    response = staff_client.post(
+        _url("change", token.pk), {"name": "new name", "expires_at_0": "", "expires_at_1": ""}
+    )
+
+    assert response.status_code == 302
+    token.refresh_from_db()
+    assert (token.name, token.token_hash) == ("new name", hash_token(plaintext))
+
+
+def test_delete_revokes_the_token(staff_client: Client, staff: Any) -> None:
+    token, plaintext = ApiToken.issue(owner=staff, name="gone")
+
+    staff_client.post(
+        _url("changelist"),
+        {"action": "delete_selected", "_selected_action": [token.pk], "post": "yes"},
+    )
+
+    assert not ApiToken.objects.exists()
+    api = Client(headers={"Authorization": f"Bearer {plaintext}"})
+    assert api.get("/api/notes/").status_code == 401
+
+
+def test_staff_user_sees_only_their_own_tokens(staff_client: Client, other: Any) -> None:
+    theirs, _ = ApiToken.issue(owner=other, name="theirs")
+
+    listed = staff_client.get(_url("changelist"))
+    page = staff_client.get(_url("change", theirs.pk))
+
+    assert list(listed.context["cl"].result_list) == []
+    assert page.status_code == 302
+
+
+def test_superuser_issues_a_token_for_another_user(admin_client: Client, staff: Any) -> None:
+    form = admin_client.get(_url("add")).context["adminform"].form
+    assert "owner" in form.fields
+
+    response = admin_client.post(
+        _url("add"),
+        {"owner": staff.pk, "name": "for owner", "expires_at_0": "", "expires_at_1": ""},
+    )
+
+    assert response.status_code == 200
+    assert ApiToken.objects.get().owner == staff
+
+
+def test_token_pages_never_offer_the_hash_field(admin_client: Client, staff: Any) -> None:
+    token, _ = ApiToken.issue(owner=staff, name="x")
+
+    for page in (_url("add"), _url("change", token.pk)):
+        response = admin_client.get(page)
+        assert "token_hash" not in response.content.decode()
