@@ -20,6 +20,7 @@ install: $(BIN)/.installed
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v0
 
 run: migrate
 	@$(BIN)/python manage.py tiddly_welcome --host $(HOST) --port $(PORT)
