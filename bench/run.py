@@ -672,6 +672,14 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
+# MCP rows (bench/mcp_scenarios.py). It gets this module's namespace instead of importing it:
+# run.py runs as __main__.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mcp_scenarios  # noqa: E402
+
+SCENARIOS += mcp_scenarios.scenarios(sys.modules[__name__])
+
+
 # Runner --------------------------------------------------------------------------------------
 
 
@@ -1160,6 +1168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tmp.write_text(json.dumps(result, indent=2) + "\n")
         tmp.replace(out_path)
         print(format_table(rows, rss))
+        print(mcp_scenarios.ratio_table(rows))
         db_line = f"{vendor} {db_version or ''}".strip()
         if journal_mode:
             db_line += f" (journal_mode={journal_mode})"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pydantic_core
 from mcp import types
-from pydantic import ValidationError
+from pydantic import PrivateAttr, ValidationError
 
 from tiddly.errors import TiddlyError, ValidationFailed
 
@@ -26,6 +26,21 @@ INTERNAL_ERROR = {
 }
 
 
+class JsonToolResult(types.CallToolResult):
+    """A CallToolResult whose one text block is ``structuredContent`` as JSON.
+
+    Keeps that JSON (``encoded``) so the direct transport can write the response without
+    serialising the object a second time: for a 10 MB item, a full ``model_dump`` of the result
+    costs as much as the tool itself. To pydantic it is an ordinary ``CallToolResult``.
+    """
+
+    _encoded: bytes = PrivateAttr(default=b"")
+
+    @property
+    def encoded(self) -> bytes:
+        return self._encoded
+
+
 def success_result(data: dict[str, Any]) -> types.CallToolResult:
     return _result(data, is_error=False)
 
@@ -35,12 +50,14 @@ def error_result(body: dict[str, Any]) -> types.CallToolResult:
 
 
 def _result(data: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
-    text = pydantic_core.to_json(data).decode()
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+    encoded = pydantic_core.to_json(data)
+    result = JsonToolResult(
+        content=[types.TextContent(type="text", text=encoded.decode())],
         structuredContent=data,
         isError=is_error,
     )
+    result._encoded = encoded
+    return result
 
 
 def body_for(exc: BaseException, tool: str) -> dict[str, Any]:

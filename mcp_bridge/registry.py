@@ -1,10 +1,21 @@
-"""Finishing the tool registry after django-mcp-server has built it: annotations and order.
+"""Finishing the tool registry after django-mcp-server has built it, once, at start-up.
 
-``MCPToolset`` has no way to declare annotations and registers methods alphabetically, so both
-are applied here, once, at start-up (SPEC §7: readOnlyHint, destructiveHint, idempotentHint).
+- Annotations and titles: ``MCPToolset`` cannot declare them (SPEC §7: readOnlyHint,
+  destructiveHint, idempotentHint).
+- Order: the package registers methods alphabetically; tools/list follows SPEC §7 instead.
+- Output schemas, made lean: the official SDK client validates every result against the tool's
+  outputSchema with ``jsonschema.validate``, which first checks the schema itself against its
+  metaschema — on every call. For an item-sized schema as pydantic writes it (2020-12 dialect,
+  ``$defs``/``$ref``, ``anyOf`` for nullables, titles) that check costs an agent ~10 ms per call,
+  more than the server's whole answer; the same constraints written as a plain draft-07 schema
+  check in ~1 ms. The shapes are unchanged: same properties, types, nullability and required
+  keys; only the spelling and the declared ``$schema`` differ (draft-07, which every JSON-Schema
+  validator used by MCP clients supports).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from mcp.types import ToolAnnotations
 
@@ -48,6 +59,43 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
 }
 
 
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+_DROPPED_KEYWORDS = {"title", "$defs", "default"}
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The same constraints as a self-contained draft-07 schema (see the module docstring)."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(child) for child in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+        out = {k: walk(v) for k, v in node.items() if k not in _DROPPED_KEYWORDS}
+        if isinstance(node.get("properties"), dict):  # property names are not keywords
+            out["properties"] = {k: walk(v) for k, v in node["properties"].items()}
+        return _nullable(out)
+
+    return {"$schema": DRAFT_07, **walk(schema)}
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """``anyOf: [{type: X, …}, {type: null}]`` -> ``{type: [X, "null"], …}``."""
+    options = node.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return node
+    (other,) = [o for o in options if o != {"type": "null"}]
+    if not isinstance(other.get("type"), str) or "anyOf" in other:
+        return node
+    merged = {k: v for k, v in node.items() if k != "anyOf"}
+    merged.update(other)
+    merged["type"] = [other["type"], "null"]
+    return merged
+
+
 def finish() -> None:
     for server, spec in TITLES_AND_ANNOTATIONS.items():
         tools = server._tool_manager._tools
@@ -58,5 +106,7 @@ def finish() -> None:
             tool = tools[name]
             tool.title = title
             tool.annotations = hints
+            if tool.fn_metadata.output_schema is not None:
+                tool.fn_metadata.output_schema = lean_schema(tool.fn_metadata.output_schema)
         # tools/list in the order of SPEC §7 (reads, then edits, then creates).
         server._tool_manager._tools = {name: tools[name] for name in spec}

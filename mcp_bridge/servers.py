@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from mcp import types
 from mcp_server.djangomcp import DjangoMCP
 
 from mcp_bridge import instructions
 from mcp_bridge.errors import (
+    INTERNAL_ERROR,
     body_for,
     error_result,
+    logger,
     success_result,
     unknown_arguments,
     unknown_tool,
@@ -68,8 +71,17 @@ class TiddlyMCP(DjangoMCP):
             if output_model is not None:
                 output_model.model_validate(result)
         except Exception as exc:
-            return error_result(body_for(exc, name))
+            return await _error(exc, name)
         return success_result(result)
+
+
+async def _error(exc: Exception, tool: str) -> types.CallToolResult:
+    # In the request's worker thread: a conflict's server_state reads the item's tags.
+    try:
+        return error_result(await sync_to_async(body_for)(exc, tool))
+    except Exception:  # never let internal text reach the client
+        logger.exception("MCP tool %s: building the error result failed", tool)
+        return error_result(dict(INTERNAL_ERROR))
 
 
 content_server = TiddlyMCP(

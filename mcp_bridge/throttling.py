@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
 from mcp_bridge.transport import parsed_body
@@ -29,14 +30,21 @@ def is_write(request: Request, view: Any) -> bool:
     return not (tool is not None and tool.annotations and tool.annotations.readOnlyHint)
 
 
-class McpReadThrottle(UserRateThrottle):
+class _McpThrottle(UserRateThrottle):
+    def __init__(self) -> None:
+        # DRF binds the rates to the class at import; follow the current settings instead.
+        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        super().__init__()
+
+
+class McpReadThrottle(_McpThrottle):
     scope = "read"
 
     def allow_request(self, request: Request, view: Any) -> bool:
         return is_write(request, view) or super().allow_request(request, view)
 
 
-class McpWriteThrottle(UserRateThrottle):
+class McpWriteThrottle(_McpThrottle):
     scope = "write"
 
     def allow_request(self, request: Request, view: Any) -> bool:

@@ -30,7 +30,7 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp_server.djangomcp import DjangoMCP, django_request_ctx
 from pydantic import ValidationError
 
-from mcp_bridge.errors import logger
+from mcp_bridge.errors import JsonToolResult, logger
 
 JSON = "application/json"
 PROTOCOL_HEADER = "MCP-Protocol-Version"
@@ -148,6 +148,21 @@ def _initialize(server: DjangoMCP, params: types.InitializeRequestParams) -> typ
 
 
 def _result_bytes(request_id: Any, result: types.Result) -> bytes:
+    if isinstance(result, JsonToolResult) and result.encoded:
+        # Same bytes as the generic path, from the JSON the tool result already holds.
+        return b"".join(
+            (
+                b'{"jsonrpc":"2.0","id":',
+                pydantic_core.to_json(request_id),
+                b',"result":{"content":[{"type":"text","text":',
+                pydantic_core.to_json(result.content[0].text),  # type: ignore[union-attr]
+                b'}],"structuredContent":',
+                result.encoded,
+                b',"isError":',
+                b"true" if result.isError else b"false",
+                b"}}",
+            )
+        )
     response = types.JSONRPCResponse(
         jsonrpc="2.0",
         id=request_id,

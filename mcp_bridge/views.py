@@ -46,6 +46,11 @@ class McpView(MCPServerStreamableHttpView):
             return []
         return super().get_throttles()  # type: ignore[no-any-return]
 
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # The transport checks Accept itself (406 with an MCP message); a GET for an SSE stream
+        # (Accept: text/event-stream only) must reach get() and its 405, not DRF's 406.
+        return super().perform_content_negotiation(request, force=True)
+
     def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
         return self._not_allowed()
 
@@ -57,9 +62,9 @@ class McpView(MCPServerStreamableHttpView):
             return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
         return transport.handle(self.mcp_server, request)
 
-    @staticmethod
-    def _not_allowed() -> HttpResponse:
-        response = JsonResponse(
+    def _not_allowed(self) -> HttpResponse:
+        self.headers["Allow"] = "POST"  # DRF writes self.headers over the response's
+        return JsonResponse(
             {
                 "error": "method_not_allowed",
                 "message": "This MCP server is stateless and offers no SSE stream: send each "
@@ -67,5 +72,3 @@ class McpView(MCPServerStreamableHttpView):
             },
             status=405,
         )
-        response["Allow"] = "POST"
-        return response

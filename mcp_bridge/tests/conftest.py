@@ -62,7 +62,10 @@ class Mcp:
             async with mcp_session(self.path, self.token) as session:
                 return await work(session)
 
-        return asyncio.run(go())
+        try:
+            return asyncio.run(go())
+        except BaseExceptionGroup as group:  # the client's task groups wrap what it raises
+            raise _single(group) from None
 
     def call(self, tool: str, **arguments: Any) -> types.CallToolResult:
         return self.run(lambda s: s.call_tool(tool, arguments))
@@ -84,6 +87,12 @@ class Mcp:
         assert set(body) >= {"error", "message"}
         assert "Traceback" not in result.content[0].text  # type: ignore[union-attr]
         return body
+
+
+def _single(group: BaseExceptionGroup) -> BaseException:
+    while isinstance(group, BaseExceptionGroup) and len(group.exceptions) == 1:
+        group = group.exceptions[0]  # type: ignore[assignment]
+    return group
 
 
 def _user(username: str) -> Any:
@@ -131,3 +140,27 @@ def transport(request: pytest.FixtureRequest, settings: Any) -> str:
     """Runs a test over both request paths: mcp_bridge's direct one and django-mcp-server's."""
     settings.TIDDLY_MCP_TRANSPORT = request.param
     return str(request.param)
+
+
+# --- data, made through the services (as REST and the admin would) ------------------------------
+
+
+def create(owner: Any, kind: str, **data: Any) -> Any:
+    from content.history import Actor
+    from content.queries import MODELS
+    from content.services import create_item
+
+    return create_item(owner=owner, model=MODELS[kind], data=data, actor=Actor(source="test"))
+
+
+@pytest.fixture
+def api_for(transactional_db: None) -> Any:
+    """A REST client for a user (to compare MCP results with REST responses)."""
+    from rest_framework.test import APIClient
+
+    def make(user: Any) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(owner=user, name='r')[1]}")
+        return client
+
+    return make
