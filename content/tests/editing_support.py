@@ -1,0 +1,107 @@
+"""Set-up shared by the tests of the agent editing actions (partial read, search, str-replace).
+
+Items are made through ``services.create_item`` so they have a version 1, like real items, and
+version counts before/after a request prove whether it wrote history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from itertools import count
+from typing import Any
+
+from django.urls import reverse
+
+from content import services
+from content.history import Actor
+from content.models import Bookmark, Item, ItemVersion, Note
+from prompts.models import Prompt
+
+TYPES = ("bookmark", "note", "prompt")
+# Prompts require content, so "null content" cases run on these only.
+NULLABLE_TYPES = ("bookmark", "note")
+MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
+
+_serial = count(1)
+
+
+def make_item(owner: Any, kind: str, **data: Any) -> Any:
+    """Create a ``kind`` item for ``owner`` through the service; ``data`` overrides the defaults."""
+    n = next(_serial)
+    defaults: dict[str, Any] = {
+        "bookmark": {"url": f"https://example.com/page-{n}", "content": "text"},
+        "note": {"title": f"Note {n}", "content": "text"},
+        "prompt": {"name": f"prompt-{n}", "content": "text"},
+    }[kind]
+    item = services.create_item(
+        owner=owner, model=MODELS[kind], data={**defaults, **data}, actor=Actor()
+    )
+    return MODELS[kind].objects.get(pk=item.pk)
+
+
+def url(kind: str, action: str, pk: Any) -> str:
+    """``detail``, ``search`` or ``str-replace`` URL of an item by id."""
+    return reverse(f"{kind}-{action}", args=[pk])
+
+
+def by_name_url(name: str, *, str_replace: bool = False) -> str:
+    if str_replace:
+        return reverse("prompt-str-replace-by-name", kwargs={"name": name})
+    return reverse("prompt-by-name", kwargs={"name": name})
+
+
+def iso(value: datetime | None) -> str | None:
+    """A datetime as the API writes it (UTC with ``Z``)."""
+    if value is None:
+        return None
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def expected_item(item: Any, **overrides: Any) -> dict[str, Any]:
+    """The full JSON of ``item`` as GET returns it, built from the row (not the serializer)."""
+    item = type(item).objects.get(pk=item.pk)
+    content = item.content
+    body: dict[str, Any] = {
+        "id": str(item.pk),
+        "type": item.type_name,
+        "title": item.title,
+        "description": item.description,
+        "tags": sorted(tag.name for tag in item.tags.all()),
+        "state": item.state,
+        "content": content,
+        "content_length": None if content is None else len(content),
+        "content_metadata": None
+        if content is None
+        else {
+            "total_lines": content.count("\n") + 1,
+            "start_line": 1,
+            "end_line": content.count("\n") + 1,
+            "is_partial": False,
+        },
+        "created_at": iso(item.created_at),
+        "updated_at": iso(item.updated_at),
+        "last_used_at": iso(item.last_used_at),
+        "archived_at": iso(item.archived_at),
+        "deleted_at": iso(item.deleted_at),
+    }
+    if item.type_name == "bookmark":
+        body["url"] = item.url
+    if item.type_name == "prompt":
+        body["name"] = item.name
+        body["arguments"] = item.arguments
+    return {**body, **overrides}
+
+
+def versions(item: Any) -> list[ItemVersion]:
+    """The item's numbered versions, oldest first."""
+    return list(
+        ItemVersion.objects.filter(
+            item_type=item.type_name, item_id=item.pk, version__isnull=False
+        ).order_by("version")
+    )
+
+
+def row_state(item: Any) -> dict[str, Any]:
+    """What a failed edit must leave untouched: the row's fields and its history."""
+    row = type(item).objects.filter(pk=item.pk).values().get()
+    return {"row": row, "history": ItemVersion.objects.filter(item_id=item.pk).count()}
