@@ -18,6 +18,12 @@ def _no_throttling(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    # The default PBKDF2 costs ~0.5 s per user; tests create users constantly.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     from django.core.cache import cache
 

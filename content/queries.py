@@ -30,6 +30,7 @@ from django.db.models.functions import Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
 from content.models import Bookmark, Item, ItemState, Note, Tag, state_q
+from content.rules import storable
 from prompts.models import Prompt
 
 MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
@@ -65,6 +66,8 @@ def get_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
 
 
 def get_prompt_by_name(owner: Any, name: str) -> Prompt | None:
+    if not storable(name):
+        return None
     return owned(owner, Prompt).active().prefetch_related("tags").filter(name=name).first()
 
 

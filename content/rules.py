@@ -30,6 +30,11 @@ def check_length(field: str, value: str | None, limit_name: str | None = None) -
         raise FieldLimitExceeded(field, len(value), limit(limit_name or field))
 
 
+def storable(value: str) -> bool:
+    """Whether the database can hold (or be queried with) ``value``: PostgreSQL refuses NUL."""
+    return "\x00" not in value
+
+
 def invalid(field: str, message: str) -> ValidationFailed:
     return ValidationFailed({field: [message]})
 

@@ -43,7 +43,10 @@ class ItemRef:
     name: str | None = None
 
     def lookup(self) -> dict[str, Any]:
-        return {"pk": self.pk} if self.name is None else {"name": self.name}
+        if self.name is None:
+            return {"pk": self.pk}
+        # PostgreSQL refuses NUL in a query parameter, and no valid name holds one: match nothing.
+        return {"name": self.name} if rules.storable(self.name) else {"pk__in": []}
 
     def not_found(self) -> NotFound:
         label = self.model.type_name
@@ -213,8 +216,9 @@ def _apply_prompt_fields(item: Any, data: Mapping[str, Any], *, creating: bool) 
         item.name = rules.normalize_prompt_name(data["name"])
     if creating or "content" in data:
         rules.require_text("content", item.content, "A prompt's content (its template)")
-    if "arguments" in data and data["arguments"] is not None:
-        item.arguments = rules.normalize_arguments(data["arguments"])
+    if "arguments" in data:
+        # Explicit null clears the list, like null clears any other clearable field.
+        item.arguments = rules.normalize_arguments(data["arguments"] or [])
 
 
 def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
@@ -454,7 +458,9 @@ def delete_tag(*, owner: Any, name: str) -> None:
 
 
 def _tag(owner: Any, name: str) -> Tag:
-    tag = Tag.objects.filter(owner=owner, name=name.strip().lower()).first()
+    tag = None
+    if rules.storable(name):
+        tag = Tag.objects.filter(owner=owner, name=name.strip().lower()).first()
     if tag is None:
         raise NotFound(f"No tag named '{name}' was found.")
     return tag

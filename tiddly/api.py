@@ -11,6 +11,7 @@ from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from content.api.serializers import StrictSerializer, StringField
 from tiddly.errors import NotFound
 from tiddly.models import ApiToken
 from tiddly.schema import errors
@@ -39,15 +40,15 @@ class TokenCreatedOut(TokenOut):
         fields = [*TokenOut.Meta.fields, "token"]
 
 
-class TokenCreateIn(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+class TokenCreateIn(StrictSerializer):
+    name = StringField(max_length=100)
     expires_in_days = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, max_value=3650
     )
 
 
-class TokenRenameIn(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+class TokenRenameIn(StrictSerializer):
+    name = StringField(max_length=100)
 
 
 @extend_schema_view(

@@ -5,24 +5,42 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-class ReadThrottle(UserRateThrottle):
+class _SettingsThrottle(UserRateThrottle):
+    """A user throttle that follows the *current* REST_FRAMEWORK settings.
+
+    DRF copies DEFAULT_THROTTLE_CLASSES onto APIView and DEFAULT_THROTTLE_RATES onto the throttle
+    class once, at import; without this a settings change (override_settings, the tests'
+    no-throttling fixture) would never reach the views. A throttle that the settings no longer
+    list lets everything through.
+    """
+
+    def __init__(self) -> None:
+        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        super().__init__()
+
+    def enabled(self) -> bool:
+        return type(self) in api_settings.DEFAULT_THROTTLE_CLASSES
+
+
+class ReadThrottle(_SettingsThrottle):
     scope = "read"
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if request.method not in SAFE_METHODS:
+        if request.method not in SAFE_METHODS or not self.enabled():
             return True
         return super().allow_request(request, view)
 
 
-class WriteThrottle(UserRateThrottle):
+class WriteThrottle(_SettingsThrottle):
     scope = "write"
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if request.method in SAFE_METHODS:
+        if request.method in SAFE_METHODS or not self.enabled():
             return True
         return super().allow_request(request, view)

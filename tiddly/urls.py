@@ -30,7 +30,7 @@ urlpatterns = [
 
 
 def _wants_json(request: HttpRequest) -> bool:
-    return request.path.startswith(("/api/", "/mcp"))
+    return request.path.split("/")[1] in {"api", "mcp"}
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -28,16 +28,27 @@ class StrictSerializer(serializers.Serializer):
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                allowed = ", ".join(sorted(self.fields))
+                allowed = ", ".join(sorted(self.fields)) or "none (send no body)"
                 raise serializers.ValidationError(
                     {name: [f"Unknown field. Allowed fields: {allowed}."] for name in unknown}
                 )
         return super().to_internal_value(data)
 
 
+class StringField(serializers.CharField):
+    """A CharField that wants a JSON string: DRF's would turn 42 or 1e30 into "42"/"1e+30"."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)  # type: ignore[no-any-return]
+
+
 def text(**kwargs: Any) -> serializers.CharField:
     """Text stored verbatim: whitespace is content (an agent's indentation must survive)."""
-    return serializers.CharField(trim_whitespace=False, **kwargs)
+    return StringField(trim_whitespace=False, **kwargs)
 
 
 def optional_text(**kwargs: Any) -> serializers.CharField:
@@ -45,7 +56,7 @@ def optional_text(**kwargs: Any) -> serializers.CharField:
 
 
 class ArgumentSerializer(StrictSerializer):
-    name = serializers.CharField(help_text="Variable name used in the template: ^[a-z][a-z0-9_]*$")
+    name = StringField(help_text="Variable name used in the template: ^[a-z][a-z0-9_]*$")
     description = optional_text(help_text="What the argument is for (shown to agents).")
     required = serializers.BooleanField(required=False, default=False)
 
@@ -55,7 +66,7 @@ TAGS_HELP = "Tag names (lower-case, hyphenated). A full replacement: the item ge
 
 def tags_field() -> serializers.ListField:
     return serializers.ListField(
-        child=serializers.CharField(), required=False, allow_empty=True, help_text=TAGS_HELP
+        child=StringField(), required=False, allow_empty=True, help_text=TAGS_HELP
     )
 
 
@@ -85,21 +96,21 @@ class NoteUpdateSerializer(ItemWriteSerializer, UpdateMixin):
 
 
 class BookmarkCreateSerializer(ItemWriteSerializer):
-    url = serializers.CharField(help_text="http(s) URL, unique among your live bookmarks.")
+    url = StringField(help_text="http(s) URL, unique among your live bookmarks.")
 
 
 class BookmarkUpdateSerializer(ItemWriteSerializer, UpdateMixin):
-    url = serializers.CharField(required=False, allow_null=True)
+    url = StringField(required=False, allow_null=True)
 
 
 class PromptCreateSerializer(ItemWriteSerializer):
-    name = serializers.CharField(help_text="Unique name: ^[a-z0-9]+(-[a-z0-9]+)*$")
+    name = StringField(help_text="Unique name: ^[a-z0-9]+(-[a-z0-9]+)*$")
     content = text(help_text="The Jinja2 template. Required, non-blank.")
     arguments = ArgumentSerializer(many=True, required=False)
 
 
 class PromptUpdateSerializer(ItemWriteSerializer, UpdateMixin):
-    name = serializers.CharField(required=False, allow_null=True, help_text="Rename the prompt.")
+    name = StringField(required=False, allow_null=True, help_text="Rename the prompt.")
     arguments = ArgumentSerializer(
         many=True, required=False, allow_null=True, help_text="Full replacement of the list."
     )
@@ -176,6 +187,10 @@ class ContentListQuerySerializer(ListQuerySerializer):
     )
 
 
+class NoBodySerializer(StrictSerializer):
+    """Lifecycle actions take no body; anything but nothing or ``{}`` is a mistake worth a 400."""
+
+
 class RenderSerializer(StrictSerializer):
     arguments = serializers.DictField(
         child=serializers.JSONField(),
@@ -186,7 +201,7 @@ class RenderSerializer(StrictSerializer):
 
 
 class TagRenameSerializer(StrictSerializer):
-    name = serializers.CharField(help_text="The new tag name.")
+    name = StringField(help_text="The new tag name.")
 
 
 # --- responses ----------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from content import editing, queries, services
 from content.api import serializers as s
 from content.api.history import HistoryActions, history_schemas
 from content.history import Actor, clean_source
-from content.models import Bookmark, Item, ItemState, Note
+from content.models import Bookmark, Item, ItemState, Note, Tag
 from content.services import ItemRef
 from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 from tiddly.models import ApiToken
@@ -261,6 +261,10 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     def get_queryset(self) -> Any:
         return queries.owned(self.request.user, self.model)
 
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        # Only the browsable API asks (for its raw-data form); without it text/html was a 500.
+        return self.create_serializer if self.action == "list" else self.update_serializer
+
     def ref(self) -> ItemRef:
         return ItemRef(self.model, pk=parse_pk(self.kwargs["pk"], self.model))
 
@@ -313,21 +317,25 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
 
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str) -> Response:
+        validated(s.NoBodySerializer, request.data)
         item = services.archive_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
         return item_response(item, request)
 
     @action(detail=True, methods=["post"])
     def unarchive(self, request: Request, pk: str) -> Response:
+        validated(s.NoBodySerializer, request.data)
         item = services.unarchive_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
         return item_response(item, request)
 
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, pk: str) -> Response:
+        validated(s.NoBodySerializer, request.data)
         item = services.restore_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
         return item_response(item, request)
 
     @action(detail=True, methods=["post"], url_path="track-usage")
     def track_usage(self, request: Request, pk: str) -> Response:
+        validated(s.NoBodySerializer, request.data)
         services.track_usage(owner=request.user, ref=self.ref())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -416,8 +424,12 @@ class ContentViewSet(viewsets.GenericViewSet):
     ),
 )
 class TagViewSet(viewsets.GenericViewSet):
+    serializer_class = s.TagRenameSerializer  # for the browsable API's form
     lookup_field = "name"
     lookup_value_regex = "[^/]+"
+
+    def get_queryset(self) -> Any:
+        return Tag.objects.filter(owner=self.request.user)
 
     def list(self, request: Request) -> Response:
         include = serializers.BooleanField().to_internal_value(
