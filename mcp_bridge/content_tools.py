@@ -61,7 +61,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         sort_order: t.SortOrder = "desc",
         limit: t.Limit = 50,
         offset: t.Offset = 0,
-    ) -> t.ItemPage:
+    ) -> t.ContentPage:
         """Search or list the user's active bookmarks and notes.
 
         Matches the query against title, description, content and (bookmarks) URL. Returns
@@ -95,7 +95,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         ] = True,
         start_line: t.StartLine = None,
         end_line: t.EndLine = None,
-    ) -> t.Item:
+    ) -> t.ContentItem:
         """Read one bookmark or note by id and type: all fields, including its content.
 
         content_metadata gives total_lines and the line range returned. For a large item
@@ -241,7 +241,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         tags: Annotated[
             list[str] | None, Field(description="Tags, lowercase and hyphenated.")
         ] = None,
-    ) -> t.Item:
+    ) -> t.ContentItem:
         """Save a new bookmark (a URL with title, description, tags and optional content).
 
         The page is not fetched: pass the title and description you know. A URL the user has
@@ -265,7 +265,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         tags: Annotated[
             list[str] | None, Field(description="Tags, lowercase and hyphenated.")
         ] = None,
-    ) -> t.Item:
+    ) -> t.ContentItem:
         """Create a new note (title, markdown content, description, tags).
 
         Returns the created note, with the id and updated_at to use for later edits. To save a

@@ -76,7 +76,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         sort_order: t.SortOrder = "desc",
         limit: t.Limit = 50,
         offset: t.Offset = 0,
-    ) -> t.ItemPage:
+    ) -> t.PromptPage:
         """Search or list the user's active prompt templates.
 
         Matches the query against name, title, description and template text. Returns
@@ -110,7 +110,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         keys = t.PromptTemplate.__annotations__
         return {k: v for k, v in data.items() if k in keys}  # type: ignore[return-value]
 
-    def get_prompt_metadata(self, name: t.PromptName) -> t.Item:
+    def get_prompt_metadata(self, name: t.PromptName) -> t.PromptItem:
         """A prompt's metadata without its template text: title, description, arguments, tags,
         dates, content_length, content_metadata.total_lines and a 500-character preview.
 
@@ -155,10 +155,12 @@ class PromptTools(ToolsetBase, MCPToolset):
         The template is validated: a syntax error, a variable used but not declared in
         arguments, or an argument the template does not use gives the error invalid_template
         (nothing saved). A name already in use gives name_conflict.
-        Example: {"name": "summarize-article", "content": "Summarize in {{ words }} words:\\n
-        {{ text }}", "arguments": [{"name": "text", "description": "The article",
-        "required": true}, {"name": "words", "description": "Target length",
-        "required": false}]}. Returns {id, name, updated_at, summary}.
+        Example:
+        {"name": "summarize-article",
+         "content": "Summarize in {{ words }} words:\\n{{ text }}",
+         "arguments": [{"name": "text", "description": "The article", "required": true},
+                       {"name": "words", "description": "Target length", "required": false}]}
+        Returns {id, name, updated_at, summary}.
         """
         data: dict[str, Any] = {"name": name, "content": content}
         optional = {"title": title, "description": description, "tags": tags}

@@ -3,6 +3,7 @@
 - Annotations and titles: ``MCPToolset`` cannot declare them (SPEC §7: readOnlyHint,
   destructiveHint, idempotentHint).
 - Order: the package registers methods alphabetically; tools/list follows SPEC §7 instead.
+- Descriptions: the docstrings, without their source indentation.
 - Output schemas, made lean: the official SDK client validates every result against the tool's
   outputSchema with ``jsonschema.validate``, which first checks the schema itself against its
   metaschema — on every call. For an item-sized schema as pydantic writes it (2020-12 dialect,
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from mcp.types import ToolAnnotations
@@ -106,6 +108,7 @@ def finish() -> None:
             tool = tools[name]
             tool.title = title
             tool.annotations = hints
+            tool.description = inspect.cleandoc(tool.description)  # docstring indentation
             if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = lean_schema(tool.fn_metadata.output_schema)
         # tools/list in the order of SPEC §7 (reads, then edits, then creates).

@@ -32,13 +32,7 @@ class Argument(TypedDict):
     required: bool
 
 
-class Item(TypedDict):
-    """A bookmark, note or prompt as the REST API returns it.
-
-    ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
-    metadata-only reads. ``url`` is a bookmark's, ``name``/``arguments`` a prompt's.
-    """
-
+class _Item(TypedDict):
     id: str
     type: str
     title: str | None
@@ -50,17 +44,37 @@ class Item(TypedDict):
     last_used_at: str
     archived_at: str | None
     deleted_at: str | None
-    url: NotRequired[str]
-    name: NotRequired[str]
-    arguments: NotRequired[list[Argument]]
     content_length: int | None
     content: NotRequired[str | None]
     content_metadata: NotRequired[ContentMetadata | None]
     content_preview: NotRequired[str | None]
 
 
-class ItemPage(TypedDict):
-    items: list[Item]
+class ContentItem(_Item):
+    """A bookmark or note as the REST API returns it.
+
+    ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
+    metadata-only reads; ``url`` with bookmarks.
+    """
+
+    url: NotRequired[str]
+
+
+class PromptItem(_Item):
+    """A prompt as the REST API returns it (``content`` is its template)."""
+
+    name: str
+    arguments: list[Argument]
+
+
+class ContentPage(TypedDict):
+    items: list[ContentItem]
+    total: int
+    has_more: bool
+
+
+class PromptPage(TypedDict):
+    items: list[PromptItem]
     total: int
     has_more: bool
 
