@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
 import pytest
+import uvicorn
 from django.contrib.auth import get_user_model
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
@@ -164,3 +167,21 @@ def api_for(transactional_db: None) -> Any:
         return client
 
     return make
+
+
+@pytest.fixture
+def live_server_url(transactional_db: None, settings: Any) -> Iterator[str]:
+    """uvicorn serving the ASGI app in a thread (the SSE GET freeze only shows on a real server)."""
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "testserver"]
+    server = uvicorn.Server(
+        uvicorn.Config(application, host="127.0.0.1", port=0, lifespan="off", log_level="error")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

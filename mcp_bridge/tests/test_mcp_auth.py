@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from django.utils import timezone
 
 from mcp_bridge.tests.conftest import CONTENT, PROMPTS, Mcp, http_client, mcp_session
-from tiddly.asgi import application
 from tiddly.models import ApiToken
 
 ENDPOINTS = [CONTENT, PROMPTS]
@@ -115,24 +110,6 @@ def test_get_and_delete_answer_405(path: str, method: str, owner_token: Any) -> 
 
 
 # --- a real server: a GET must not take the process down ----------------------------------------
-
-
-@pytest.fixture
-def live_server_url(transactional_db: None, settings: Any) -> Iterator[str]:
-    """uvicorn serving the ASGI app in a thread (the SSE GET freeze only shows on a real server)."""
-    settings.ALLOWED_HOSTS = ["127.0.0.1", "testserver"]
-    server = uvicorn.Server(
-        uvicorn.Config(application, host="127.0.0.1", port=0, lifespan="off", log_level="error")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 def test_an_sse_get_is_405_and_the_process_keeps_serving(

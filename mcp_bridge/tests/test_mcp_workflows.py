@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
 from mcp import ClientSession
 
 from content.models import ItemVersion
@@ -167,3 +168,47 @@ def test_a_created_prompt_is_listed_and_rendered(prompt_mcp: Mcp) -> None:
         ("words", False),
     ]
     assert rendered.messages[0].content.text == "Summarize in 5 words:\nLong story"  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="concurrent writers need PostgreSQL (the test SQLite is an in-memory shared cache)",
+)
+def test_concurrent_edits_over_a_live_server_all_land(
+    live_server_url: str, owner_token: Any, mcp_owner: Any
+) -> None:
+    import asyncio
+
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+
+    workers = 6
+    lines = [f"line {n}: value-{n}-old" for n in range(workers)]
+    note = create(mcp_owner, "note", title="shared", content="\n".join(lines))
+
+    async def agent(n: int) -> bool:
+        headers = {"Authorization": f"Bearer {owner_token[1]}"}
+        async with (
+            httpx.AsyncClient(headers=headers, trust_env=False, timeout=30) as http,
+            streamable_http_client(live_server_url + "/mcp/content", http_client=http) as (r, w, _),
+            ClientSession(r, w) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool(
+                "edit_content",
+                {
+                    "id": str(note.pk),
+                    "type": "note",
+                    "old_str": f"value-{n}-old",
+                    "new_str": f"value-{n}-new",
+                },
+            )
+            return not result.isError
+
+    async def all_agents() -> list[bool]:
+        return list(await asyncio.gather(*(agent(n) for n in range(workers))))
+
+    assert asyncio.run(all_agents()) == [True] * workers
+    note.refresh_from_db()
+    assert note.content == "\n".join(f"line {n}: value-{n}-new" for n in range(workers))
+    assert ItemVersion.objects.filter(item_id=note.pk, source="mcp-content").count() == workers
