@@ -1,8 +1,24 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
+
+
+def _casefold(value: str | None) -> str | None:
+    return None if value is None else value.casefold()
+
+
+def _register_sqlite_functions(sender: Any, connection: Any, **kwargs: Any) -> None:
+    # SQLite's LIKE and LOWER fold ASCII letters only; list search needs "é" to find "É".
+    if connection.vendor == "sqlite":
+        connection.connection.create_function("TIDDLY_CASEFOLD", 1, _casefold, deterministic=True)
 
 
 class ContentConfig(AppConfig):
     name = "content"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        connection_created.connect(_register_sqlite_functions)

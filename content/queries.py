@@ -18,11 +18,13 @@ from django.db.models import (
     Count,
     F,
     FloatField,
+    Func,
     IntegerField,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
+    TextField,
     Value,
 )
 from django.db.models.expressions import RawSQL
@@ -114,6 +116,8 @@ def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
     for name in _text_fields(model):
         substring |= Q(**{f"{name}__icontains": q})
     if not uses_fts():
+        if not q.isascii():
+            qs, substring = _folded_substring(qs, model, q)
         return qs.filter(substring).annotate(rank=Value(0.0, output_field=FloatField()))
     table = model._meta.db_table
     tsquery = "websearch_to_tsquery('english', %s)"
@@ -128,6 +132,23 @@ def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
         # otherwise substring-match nearly everything.
         qs = qs.extra(where=[f"numnode({tsquery}) > 0"], params=[q])
     return qs
+
+
+class _CaseFold(Func):
+    """Unicode case folding on SQLite (registered in content.apps); its LIKE folds ASCII only."""
+
+    function = "TIDDLY_CASEFOLD"
+    output_field = TextField()
+
+
+def _folded_substring(qs: QuerySet, model: type[Item], q: str) -> tuple[QuerySet, Q]:
+    # Only non-ASCII queries pay for folding every row in Python; ASCII ones keep plain LIKE.
+    fields = _text_fields(model)
+    qs = qs.alias(**{f"folded_{name}": _CaseFold(name) for name in fields})
+    substring = Q()
+    for name in fields:
+        substring |= Q(**{f"folded_{name}__contains": q.casefold()})
+    return qs, substring
 
 
 def _sort_title(model: type[Item]) -> Any:

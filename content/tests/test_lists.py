@@ -576,3 +576,11 @@ def test_the_first_request_of_a_token_adds_one_query_to_stamp_last_used_at(
     with CaptureQueriesContext(connection) as second:
         api.get(reverse("note-list"))
     assert len(first) == len(second) + 1
+
+
+@pytest.mark.parametrize("q", ["ärger", "ÄRGER", "Ärger", "büro", "école", "straße"])
+def test_q_is_case_insensitive_beyond_ascii(api: Any, owner: Any, q: str) -> None:
+    hit = NoteFactory(owner=owner, title="Ärger im Büro", content="ÉCOLE an der Straße")
+    NoteFactory(owner=owner, title="Other", content="plain")
+    assert ids(api.get(list_url("note"), {"q": q})) == pks(hit)
+    assert ids(api.get(content_url(), {"q": q})) == pks(hit)

@@ -187,3 +187,18 @@ def test_create_token_command_can_create_the_user(db: None) -> None:
     assert not user.has_usable_password()
     assert works(out.getvalue().strip())
     assert ApiToken.objects.get(owner=user).name == "cli"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--expires-in-days", "0"],
+        ["--expires-in-days", "-3"],
+        ["--name", ""],
+        ["--name", "x" * 101],
+    ],
+)
+def test_create_token_command_rejects_bad_options(owner: Any, args: list[str]) -> None:
+    with pytest.raises(CommandError):
+        call_command("create_token", "owner", *args, stdout=StringIO())
+    assert not ApiToken.objects.exists()

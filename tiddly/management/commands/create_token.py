@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from tiddly.models import ApiToken
 
+MAX_NAME = ApiToken._meta.get_field("name").max_length or 100
+
 
 class Command(BaseCommand):
     help = "Create an API token for a user and print it (the plaintext is shown only once)."
@@ -24,6 +26,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        name = options["name"].strip()
+        if not name or len(name) > MAX_NAME:
+            raise CommandError(f"--name must be 1 to {MAX_NAME} characters.")
+        if options["expires_in_days"] is not None and options["expires_in_days"] < 1:
+            raise CommandError("--expires-in-days must be at least 1 (omit it for no expiry).")
         User = get_user_model()
         username = options["username"]
         user = User.objects.filter(username=username).first()
@@ -36,5 +43,5 @@ class Command(BaseCommand):
             user = User.objects.create_user(username=username)
         days = options["expires_in_days"]
         expires = timezone.now() + timedelta(days=days) if days else None
-        _, plaintext = ApiToken.issue(owner=user, name=options["name"], expires_at=expires)
+        _, plaintext = ApiToken.issue(owner=user, name=name, expires_at=expires)
         self.stdout.write(plaintext)
