@@ -176,18 +176,39 @@ def search_text(
     lower-cases both sides. Raises ``ValueError`` for an empty query or a negative
     ``context_lines``.
     """
+    return search_text_limited(
+        text, query, case_sensitive=case_sensitive, context_lines=context_lines
+    )[0]
+
+
+def search_text_limited(
+    text: str,
+    query: str,
+    *,
+    case_sensitive: bool = False,
+    context_lines: int = 2,
+    limit: int | None = None,
+) -> tuple[list[TextMatch], int]:
+    """Like ``search_text``, but builds at most ``limit`` matches; also returns the total.
+
+    Counting the remaining occurrences is cheap; building their contexts is what costs memory,
+    so a query that occurs hundreds of thousands of times stays bounded.
+    """
     _check_query(query)
     if context_lines < 0:
         raise ValueError("context_lines must be >= 0")
     matches: list[TextMatch] = []
-    line, previous = 1, 0
+    line, previous, total = 1, 0, 0
     for start, end in _occurrences(text, query, case_sensitive):
+        total += 1
+        if limit is not None and total > limit:
+            continue
         line += text.count("\n", previous, start)
         previous = start
         matches.append(
             TextMatch(line, _context(text, start, end, context_lines, SEARCH_CONTEXT_CHARS))
         )
-    return matches
+    return matches, total
 
 
 def field_contains(text: str | None, query: str, *, case_sensitive: bool = False) -> bool:

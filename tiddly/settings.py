@@ -58,6 +58,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves the admin's CSS/JS under uvicorn (no separate web server needed).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -148,6 +150,20 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Development serves straight from the apps' static folders; production runs collectstatic
+# (`make run` does) and serves compressed, cache-busted files from STATIC_ROOT.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_MANIFEST_STRICT = False
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
 
 # --- Tiddly -----------------------------------------------------------------------------------
 
@@ -164,6 +180,9 @@ TIDDLY_LIMITS = {
     "argument_description": 1000,
     "arguments_per_prompt": 100,
 }
+# Within-item search lists at most this many matches (total_matches stays exact; the response
+# says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
+TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
 TIDDLY_HISTORY_MAX_VERSIONS = env_int("TIDDLY_HISTORY_MAX_VERSIONS", 100, minimum=1)
 TIDDLY_HISTORY_DAYS = env_int("TIDDLY_HISTORY_DAYS", 30, minimum=0)
 TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, minimum=1)

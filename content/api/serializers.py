@@ -308,6 +308,11 @@ class WithinItemMatchOut(serializers.Serializer):
 class WithinItemSearchOut(serializers.Serializer):
     matches = WithinItemMatchOut(many=True)
     total_matches = serializers.IntegerField()
+    truncated = serializers.BooleanField(
+        required=False,
+        help_text="Present (true) when more than TIDDLY_SEARCH_MAX_MATCHES (default 10 000) "
+        "matched: only the first ones are listed; total_matches is exact.",
+    )
 
 
 class RenderOut(serializers.Serializer):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -132,21 +133,29 @@ def within_item_search(item: Item, query: dict[str, Any]) -> dict[str, Any]:
             }
         )
     matches: list[dict[str, Any]] = []
+    total = 0
     for field in dict.fromkeys(fields):
         value = getattr(item, field)
         if value is None:
             continue
         if field == "content":
-            found = editing.search_text(
+            found, count = editing.search_text_limited(
                 value,
                 query["q"],
                 case_sensitive=query["case_sensitive"],
                 context_lines=query["context_lines"],
+                limit=settings.TIDDLY_SEARCH_MAX_MATCHES,
             )
+            total += count
             matches.extend({"field": field, "line": m.line, "context": m.context} for m in found)
         elif editing.field_contains(value, query["q"], case_sensitive=query["case_sensitive"]):
+            total += 1
             matches.append({"field": field, "line": None, "context": value})
-    return {"matches": matches, "total_matches": len(matches)}
+    body: dict[str, Any] = {"matches": matches, "total_matches": total}
+    if total > len(matches):
+        # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
+        body["truncated"] = True
+    return body
 
 
 def str_replace_response(outcome: services.EditOutcome, include_item: bool) -> Response:

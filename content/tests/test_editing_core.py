@@ -686,3 +686,12 @@ def test_property_indentation_token_scan_agrees_with_direct_checks(
         tokens = _outcome(text, old)
     event(str(direct[1].match_type) if direct[0] == "replaced" else direct[0])
     assert tokens == direct
+
+
+def test_search_text_limited_lists_at_most_limit_matches_but_counts_all():
+    from content.editing import search_text_limited
+
+    text = "\n".join(["x e x"] * 50)
+    matches, total = search_text_limited(text, "e", limit=3)
+    assert total == 50
+    assert [m.line for m in matches] == [1, 2, 3]
