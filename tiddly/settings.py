@@ -180,6 +180,9 @@ TIDDLY_LIMITS = {
     "argument_description": 1000,
     "arguments_per_prompt": 100,
 }
+# How long an authenticated API token (and its user) is cached; saving or deleting either clears
+# it at once in the shared cache. 0 disables the cache.
+TIDDLY_TOKEN_CACHE_SECONDS = env_int("TIDDLY_TOKEN_CACHE_SECONDS", 60, minimum=0)
 # Within-item search lists at most this many matches (total_matches stays exact; the response
 # says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
 TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
