@@ -104,8 +104,10 @@ class Item(models.Model):
         return ItemState.ARCHIVED if self.is_archived else ItemState.ACTIVE
 
     def tag_names(self) -> list[str]:
-        # Uses the prefetch cache when the queryset prefetched tags (lists do).
-        return sorted(tag.name for tag in self.tags.all())
+        # Lists prefetch tags; a single item asks for just the names (no model instances).
+        if "tags" in getattr(self, "_prefetched_objects_cache", {}):
+            return sorted(tag.name for tag in self.tags.all())
+        return sorted(self.tags.values_list("name", flat=True))
 
     def validate_state(self) -> None:
         """Type-specific validation of the whole new state; prompts check their template."""

@@ -64,13 +64,23 @@ def owned(owner: Any, model: type[Item]) -> QuerySet:
 
 def get_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
     """Any state (active, archived, deleted): GET shows items in the trash too."""
-    return owned(owner, model).prefetch_related("tags").filter(pk=pk).first()
+    return one(owned(owner, model).filter(pk=pk))
 
 
 def get_prompt_by_name(owner: Any, name: str) -> Prompt | None:
     if not storable(name):
         return None
-    return owned(owner, Prompt).active().prefetch_related("tags").filter(name=name).first()
+    return one(owned(owner, Prompt).active().filter(name=name))
+
+
+def one(qs: QuerySet) -> Any:
+    """The single row or None. Cheaper than ``.first()`` (no ORDER BY) on this hot path; the
+    item's tags are one plain query when serialized, cheaper than prefetch machinery for one row.
+    """
+    try:
+        return qs.get()
+    except qs.model.DoesNotExist:
+        return None
 
 
 def uses_fts() -> bool:

@@ -19,6 +19,7 @@ from content import editing, history, rules
 from content.history import Actor
 from content.history_codec import span_patch
 from content.models import Bookmark, HistoryAction, Item, Note, Tag
+from content.queries import one
 from tiddly.errors import (
     BadState,
     ContentEmpty,
@@ -72,7 +73,7 @@ def _locked(owner: Any, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
         qs = qs.active()
     elif not allow_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    item = qs.first()
+    item = one(qs)
     if item is None:
         raise ref.not_found()
     return item
