@@ -78,8 +78,3 @@ def require_changes(data: dict[str, Any], names: str) -> None:
             message=f"Nothing to update: pass at least one of {names} (expected_updated_at alone "
             "changes nothing).",
         )
-
-
-def summary(verb: str, label: str, data: dict[str, Any]) -> str:
-    fields = ", ".join(data) or "nothing"
-    return f"{verb} {label}: {fields} {'updated' if data else 'changed'}."
