@@ -20,7 +20,7 @@ from mcp_server.djangomcp import django_request_ctx
 
 from content import queries, services
 from content.services import ItemRef
-from mcp_bridge.errors import INTERNAL_ERROR, logger
+from mcp_bridge.results import INTERNAL_ERROR, logger
 from mcp_bridge.servers import prompt_server
 from prompts.models import Prompt
 from prompts.services import render_prompt

@@ -14,7 +14,7 @@ from mcp import types
 from mcp_server.djangomcp import DjangoMCP
 
 from mcp_bridge import instructions
-from mcp_bridge.errors import (
+from mcp_bridge.results import (
     INTERNAL_ERROR,
     body_for,
     error_result,

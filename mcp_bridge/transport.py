@@ -7,9 +7,11 @@ before any tool runs. In stateless JSON-response mode all of that is bookkeeping
 one JSON-RPC message and gets one JSON answer. So this module validates the message with the
 SDK's own pydantic types, answers ``initialize``/``ping`` as ``ServerSession`` does, and hands
 every other request to the very handlers the package's server registered
-(``server._mcp_server.request_handlers``: FastMCP's tool registry, argument validation and result
-conversion, our prompts handlers). Tools see the same ``django_request_ctx`` as under the
-package's transport, so the two paths are interchangeable (tests run both).
+(``server._mcp_server.request_handlers``: FastMCP's tool registry and argument validation behind
+``TiddlyMCP.call_tool``, our prompts handlers). Tools see the same ``django_request_ctx`` as under
+the package's transport, so the two paths are interchangeable (tests run both and compare).
+A tool result that already holds its JSON (``JsonToolResult``) is written from it, so a 10 MB item
+is serialised once for the text block and reused for ``structuredContent``.
 
 HTTP behaviour follows the SDK transport: 406 without ``application/json`` in Accept, 415 for a
 non-JSON body, 400 for unparsable JSON, an invalid message or an unsupported
@@ -30,7 +32,7 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from mcp_server.djangomcp import DjangoMCP, django_request_ctx
 from pydantic import ValidationError
 
-from mcp_bridge.errors import JsonToolResult, logger
+from mcp_bridge.results import JsonToolResult, logger
 
 JSON = "application/json"
 PROTOCOL_HEADER = "MCP-Protocol-Version"

@@ -1,9 +1,10 @@
-"""Tool failures as MCP results: ``isError: true`` carrying the REST error object (SPEC §3.4, §7).
+"""Tool results as MCP ``CallToolResult``s: the REST JSON as text and structuredContent (SPEC §7).
 
-A service raises a ``TiddlyError``; its ``body()`` is exactly what REST sends with the 4xx, so
-``matches``, ``suggestion`` and ``server_state`` reach the agent as text *and* structuredContent.
-Argument validation failures get the REST ``validation_error`` shape. Anything unexpected is
-logged here and answered with a generic message: no traceback or internal text leaves the server.
+Success: the object a tool returns, exactly as REST would send it. Failure (``isError: true``):
+a service raised a ``TiddlyError`` whose ``body()`` is exactly what REST sends with the 4xx, so
+``matches``, ``suggestion`` and ``server_state`` reach the agent in both forms; argument
+validation failures get the REST ``validation_error`` shape. Anything unexpected is logged here
+and answered with a generic message: no traceback or internal text leaves the server.
 """
 
 from __future__ import annotations
