@@ -739,3 +739,25 @@ def test_the_browsable_api_renders_an_item(
         reverse(f"{kind}-detail", args=[world[kind].pk]), HTTP_ACCEPT="text/html"
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("field", ["title", "content", "description"])
+def test_a_lone_surrogate_in_a_text_field_is_400_and_saves_nothing(
+    api: Any, owner: Any, field: str
+) -> None:
+    from content.models import Note
+
+    body = json.dumps({"title": "ok", field: "caf\u00e9 \ud800 end"})  # JSON escapes it
+    response = api.post("/api/notes/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "validation_error"
+    assert "U+D800" in str(response.json()["fields"][field])
+    assert not Note.objects.filter(owner=owner).exists()
+
+
+def test_non_ascii_text_without_surrogates_is_accepted(api: Any) -> None:
+    response = api.post(
+        "/api/notes/", {"title": "Ärger", "content": "école 🙂 straße"}, format="json"
+    )
+    assert response.status_code == 201
+    assert response.json()["content"] == "école 🙂 straße"
