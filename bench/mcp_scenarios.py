@@ -195,23 +195,4 @@ def ratio_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(["", title, *lines])
 
 
-def result_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The ratios as JSON-ready dicts (for the results file)."""
-    rest = {(r["scenario"], r["lines"]): r for r in rows if r["concurrency"] == 1}
-    out = []
-    for row in rows:
-        base = rest.get((PAIRS.get(row["scenario"]), row["lines"]))
-        if base and row["rps"] and base["rps"]:
-            out.append(
-                {
-                    "scenario": row["scenario"],
-                    "lines": row["lines"],
-                    "mcp_rps": row["rps"],
-                    "rest_rps": base["rps"],
-                    "mcp_over_rest_time": round(base["rps"] / row["rps"], 2),
-                }
-            )
-    return out
-
-
-__all__ = ["McpWorker", "ratio_table", "result_summary", "scenarios"]
+__all__ = ["McpWorker", "ratio_table", "scenarios"]
