@@ -382,6 +382,7 @@ class Scenario:
     count: Callable[[int | None], int] = default_count
     warmup: int = 2
     open_worker: Callable[[Bench], contextlib.AbstractContextManager] | None = None
+    report: Callable[[Bench, Any], dict] | None = None  # extra figures for the row's JSON
 
     def plan(self, sizes: Sequence[int]) -> list[tuple[str, int | None]]:
         if not self.sized:
@@ -621,6 +622,27 @@ def op_list_q(call: Call) -> Outcome:
     return http_outcome(r, 200, problem)
 
 
+# -- str-replace on a 1,000,000-character note with version history on (issue 5)
+
+HISTORY_LINES = 16_667  # make_note lines are ~60 characters: ~1,000,000 characters in all
+
+
+def history_report(bench: Bench, st: ReplaceState) -> dict:
+    """Versions after the create and the characters their patches and snapshots store."""
+    code = (
+        "from django.db.models import Count, Sum; "
+        "from django.db.models.functions import Coalesce, Length; "
+        "from content.models import ItemVersion as V; "
+        f"a = V.objects.filter(item_id='{st.ref.id}', version__gt=1).aggregate("
+        "n=Count('id'), p=Coalesce(Sum(Length('content_patch')), 0), "
+        "s=Coalesce(Sum(Length('content_snapshot')), 0)); "
+        "print(a['n'], a['p'] + a['s'])"
+    )
+    versions, chars = bench.server.manage("shell", "-c", code).split()[-2:]
+    log(f"  history: {versions} versions after the create store {chars} characters")
+    return {"history_versions": int(versions), "history_chars": int(chars)}
+
+
 SCENARIOS: list[Scenario] = [
     Scenario(
         "list_q",
@@ -662,6 +684,18 @@ SCENARIOS: list[Scenario] = [
         "PATCH str-replace of a unique marker, alternating values (one marker per worker)",
         setup=setup_replace,
         after=after_replace,
+    ),
+    Scenario(
+        "replace_history_1m",
+        op_replace_ok,
+        "PATCH str-replace on a 1,000,000-char note, history on: 100 edits, history size reported",
+        setup=setup_replace,
+        after=after_replace,
+        report=history_report,
+        sizes=(HISTORY_LINES,),
+        concurrency=(1,),
+        count=lambda size: 100,
+        group="history 1M chars",
     ),
     Scenario(
         "replace_fail",
@@ -814,6 +848,7 @@ def run_row(bench: Bench, sc: Scenario, size: int | None, conc: int, state: Any)
     problems += [o.problem for o in outs if o.problem]
     if sc.after is not None:
         problems += sc.after(bench, state, conc)
+    extra = sc.report(bench, state) if sc.report is not None else {}
     errors = [f"HTTP {o.status}: {o.detail}" for o in outs if not o.ok]
     sizes = [o.nbytes for o in outs]
 
@@ -841,6 +876,7 @@ def run_row(bench: Bench, sc: Scenario, size: int | None, conc: int, state: Any)
         "body_bytes_max": max(sizes) if sizes else None,
         "problems": _tally(problems),
         "errors": _tally(errors),
+        **extra,
     }
 
 
