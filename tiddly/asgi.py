@@ -44,5 +44,20 @@ def get_application() -> Any:
     return TiddlyASGIHandler()
 
 
+def freeze_startup_objects() -> None:
+    """Load the URLconf (and with it every view, serializer and MCP server), then move all
+    objects that exist now out of the cyclic collector's reach: a full collection then costs
+    only what requests created, so ``tiddly.middleware`` can afford one after large payloads.
+    """
+    import gc
+
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018  (imports every view module)
+    gc.collect()
+    gc.freeze()
+
+
 tune_malloc()
 application = get_application()
+freeze_startup_objects()

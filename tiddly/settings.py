@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tiddly.middleware.ReleaseRequestDataMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves the admin's CSS/JS under uvicorn (no separate web server needed).
     "whitenoise.middleware.WhiteNoiseMiddleware",
