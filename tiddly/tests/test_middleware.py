@@ -10,6 +10,9 @@ from rest_framework.response import Response
 
 from tiddly import middleware
 
+# close() sends request_finished, whose handler closes database connections.
+pytestmark = pytest.mark.django_db
+
 
 class FakeView:
     pass
