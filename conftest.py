@@ -27,7 +27,10 @@ def _fast_passwords(settings: Any) -> None:
 def _fresh_cache() -> None:
     from django.core.cache import cache
 
+    from content.content_cache import contents
+
     cache.clear()
+    contents.clear()
 
 
 def _make_user(username: str) -> Any:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -31,6 +32,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
+from content import content_cache
 from content.models import Bookmark, Item, ItemState, Note, Tag, state_q
 from content.rules import storable
 from prompts.models import Prompt
@@ -64,13 +66,13 @@ def owned(owner: Any, model: type[Item]) -> QuerySet:
 
 def get_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
     """Any state (active, archived, deleted): GET shows items in the trash too."""
-    return one(owned(owner, model).filter(pk=pk))
+    return one_with_content(owned(owner, model).filter(pk=pk))
 
 
 def get_prompt_by_name(owner: Any, name: str) -> Prompt | None:
     if not storable(name):
         return None
-    return one(owned(owner, Prompt).active().filter(name=name))
+    return one_with_content(owned(owner, Prompt).active().filter(name=name))
 
 
 def one(qs: QuerySet) -> Any:
@@ -81,6 +83,43 @@ def one(qs: QuerySet) -> Any:
         return qs.get()
     except qs.model.DoesNotExist:
         return None
+
+
+def one_with_content(qs: QuerySet) -> Any:
+    """Like ``one``, but a large content comes from ``content_cache`` when it is current.
+
+    On PostgreSQL one query returns the metadata, the content's stored size and — only when it is
+    small — the content itself. A large content is then taken from the cache (keyed by
+    ``updated_at``) or fetched once, guarded by ``updated_at`` so a concurrent write can't be
+    cached under the old key. Works under ``select_for_update`` too (the write services).
+    """
+    if not uses_fts() or not settings.TIDDLY_CONTENT_CACHE_CHARS:
+        return one(qs)
+    model = qs.model
+    column = f'"{model._meta.db_table}"."content"'
+    threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
+    item = one(
+        qs.defer("content").annotate(
+            stored_size=RawSQL(f"pg_column_size({column})", []),
+            small_content=RawSQL(
+                f"CASE WHEN pg_column_size({column}) < %s THEN {column} END", [threshold]
+            ),
+        )
+    )
+    if item is None or item.stored_size is None or item.stored_size < threshold:
+        if item is not None:
+            item.content = item.small_content
+        return item
+    key = content_cache.key(item)
+    content = content_cache.contents.get(key)
+    if content is None:
+        current = model.objects.filter(pk=item.pk, updated_at=item.updated_at)
+        content = current.values_list("content", flat=True).first()
+        if content is None:  # changed (or deleted) since the first query: read it afresh
+            return one(qs)
+        content_cache.contents.put(key, content)
+    item.content = content
+    return item
 
 
 def uses_fts() -> bool:

@@ -15,11 +15,11 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import editing, history, rules
+from content import content_cache, editing, history, rules
 from content.history import Actor
 from content.history_codec import span_patch
 from content.models import Bookmark, HistoryAction, Item, Note, Tag
-from content.queries import one
+from content.queries import one_with_content
 from tiddly.errors import (
     BadState,
     ContentEmpty,
@@ -73,7 +73,7 @@ def _locked(owner: Any, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
         qs = qs.active()
     elif not allow_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    item = one(qs)
+    item = one_with_content(qs)
     if item is None:
         raise ref.not_found()
     return item
@@ -236,6 +236,7 @@ def _save(item: Item, *, force_insert: bool = False) -> None:
     except IntegrityError:
         _check_unique(item)
         raise
+    content_cache.remember(item)
 
 
 def _check_unique(item: Item) -> None:
@@ -336,6 +337,7 @@ def edit_content(
     item.save(
         update_fields=["content", "updated_at", *(["arguments"] if "arguments" in changed else [])]
     )
+    content_cache.remember(item)
     history.record_version(
         item=item,
         action=HistoryAction.UPDATE,

@@ -184,6 +184,10 @@ TIDDLY_LIMITS = {
 # How long an authenticated API token (and its user) is cached; saving or deleting either clears
 # it at once in the shared cache. 0 disables the cache.
 TIDDLY_TOKEN_CACHE_SECONDS = env_int("TIDDLY_TOKEN_CACHE_SECONDS", 60, minimum=0)
+# Large contents (stored size >= MIN_BYTES) kept in each process, keyed by updated_at, so partial
+# reads and searches of big items skip the multi-megabyte fetch (PostgreSQL). 0 disables.
+TIDDLY_CONTENT_CACHE_CHARS = env_int("TIDDLY_CONTENT_CACHE_CHARS", 32_000_000, minimum=0)
+TIDDLY_CONTENT_CACHE_MIN_BYTES = env_int("TIDDLY_CONTENT_CACHE_MIN_BYTES", 256 * 1024, minimum=1)
 # Within-item search lists at most this many matches (total_matches stays exact; the response
 # says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
 TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
