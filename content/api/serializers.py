@@ -17,7 +17,6 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 from content.editing import count_lines
 from content.models import ItemState
 from content.queries import PREVIEW_CHARS
-from content.services import etag
 from tiddly.errors import register_item_serializer
 
 _WHITESPACE = re.compile(r"\s+")
@@ -427,18 +426,15 @@ def listed_item_data(item: Any) -> dict[str, Any]:
     data = _base(item)
     head = getattr(item, "content_head", None)
     data["content_length"] = getattr(item, "content_length", None)
-    data["content_preview"] = None if head is None else _WHITESPACE.sub(" ", head).strip()
+    data["content_preview"] = preview(head)
     return data
 
 
 def preview(content: str | None) -> str | None:
+    """The first 500 characters with whitespace runs collapsed (lists, MCP metadata)."""
     if content is None:
         return None
     return _WHITESPACE.sub(" ", content[:PREVIEW_CHARS]).strip()
-
-
-def item_etag(item: Any) -> str:
-    return etag(item)
 
 
 register_item_serializer(item_data)

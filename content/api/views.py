@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_view,
 )
@@ -466,6 +465,5 @@ __all__ = [
     "ContentViewSet",
     "ItemViewSet",
     "NoteViewSet",
-    "OpenApiResponse",
     "TagViewSet",
 ]
