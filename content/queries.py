@@ -8,6 +8,7 @@ characters come from the database.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,10 +33,11 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
-from content import content_cache
+from content import content_cache, editing
 from content.models import Bookmark, Item, ItemState, Note, Tag, state_q
-from content.rules import storable
+from content.rules import normalize_tags, storable
 from prompts.models import Prompt
+from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 
 MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
 PREVIEW_CHARS = 500
@@ -303,3 +305,76 @@ def _prefix_q(q: Q, prefix: str) -> Q:
         for child in q.children
     ]
     return Q(*children, _connector=q.connector, _negated=q.negated)
+
+
+# --- request helpers shared by REST views and MCP tools -------------------------------------------
+
+SEARCH_FIELDS = ("content", "title", "description")
+
+
+def list_params(data: dict[str, Any]) -> ListParams:
+    """Validated list query parameters (REST or MCP) as ``ListParams``."""
+    return ListParams(
+        q=(data.get("q") or "").strip(),
+        tags=normalize_tags(data.get("tags") or []),
+        tag_match=data["tag_match"],
+        views=data.get("view") or [ItemState.ACTIVE],
+        sort_by=data.get("sort_by"),
+        sort_order=data["sort_order"],
+        limit=data["limit"],
+        offset=data["offset"],
+    )
+
+
+def parse_pk(value: str, model: type[Item]) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound(
+            f"No {model.type_name} with id {value!r} was found: ids are UUIDs."
+        ) from None
+
+
+def line_window(content: str | None, query: dict[str, Any]) -> editing.LineWindow | None:
+    try:
+        return editing.read_lines(content, query.get("start_line"), query.get("end_line"))
+    except editing.LineRangeError as exc:
+        raise InvalidLineRange(str(exc)) from None
+
+
+def within_item_search(item: Item, query: dict[str, Any]) -> dict[str, Any]:
+    fields = [f.strip().lower() for f in query["fields"].split(",") if f.strip()]
+    unknown = sorted(set(fields) - set(SEARCH_FIELDS))
+    if unknown or not fields:
+        raise ValidationFailed(
+            {
+                "fields": [
+                    f"Invalid fields: {', '.join(unknown) or '(none)'}. Valid fields: "
+                    f"{', '.join(SEARCH_FIELDS)}."
+                ]
+            }
+        )
+    matches: list[dict[str, Any]] = []
+    total = 0
+    for name in dict.fromkeys(fields):
+        value = getattr(item, name)
+        if value is None:
+            continue
+        if name == "content":
+            found, count = editing.search_text_limited(
+                value,
+                query["q"],
+                case_sensitive=query["case_sensitive"],
+                context_lines=query["context_lines"],
+                limit=settings.TIDDLY_SEARCH_MAX_MATCHES,
+            )
+            total += count
+            matches.extend({"field": name, "line": m.line, "context": m.context} for m in found)
+        elif editing.field_contains(value, query["q"], case_sensitive=query["case_sensitive"]):
+            total += 1
+            matches.append({"field": name, "line": None, "context": value})
+    body: dict[str, Any] = {"matches": matches, "total_matches": total}
+    if total > len(matches):
+        # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
+        body["truncated"] = True
+    return body

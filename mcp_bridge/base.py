@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from content import queries
 from content.api import serializers as s
-from content.api.views import line_window, list_params
 from content.history import Actor
 from content.models import Item
+from content.queries import line_window, list_params
 from tiddly.errors import ValidationFailed
 from tiddly.models import ApiToken
 

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from content import queries, services
 from content.api import serializers as s
-from content.api.views import parse_pk, within_item_search
 from content.models import Bookmark, Item, Note
+from content.queries import parse_pk, within_item_search
 from content.services import ItemRef
 from mcp_bridge import schemas as t
 from mcp_bridge.base import ToolsetBase, full_item, metadata_item, page, require_changes

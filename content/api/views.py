@@ -6,10 +6,8 @@ response. All domain rules and errors live in the services.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, ClassVar
 
-from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -22,17 +20,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from content import editing, queries, services
+from content import queries, services
 from content.api import serializers as s
 from content.api.history import HistoryActions, history_schemas
 from content.history import Actor, clean_source
-from content.models import Bookmark, Item, ItemState, Note, Tag
+from content.models import Bookmark, Item, Note, Tag
+from content.queries import line_window, list_params, parse_pk, within_item_search
 from content.services import ItemRef
-from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 from tiddly.models import ApiToken
 from tiddly.schema import errors
-
-SEARCH_FIELDS = ("content", "title", "description")
 
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -62,21 +58,6 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
-def list_params(data: dict[str, Any]) -> queries.ListParams:
-    from content.rules import normalize_tags
-
-    return queries.ListParams(
-        q=(data.get("q") or "").strip(),
-        tags=normalize_tags(data.get("tags") or []),
-        tag_match=data["tag_match"],
-        views=data.get("view") or [ItemState.ACTIVE],
-        sort_by=data.get("sort_by"),
-        sort_order=data["sort_order"],
-        limit=data["limit"],
-        offset=data["offset"],
-    )
-
-
 def paginated(request: Request, total: int, items: list[dict[str, Any]], p: Any) -> Response:
     url = request.build_absolute_uri()
     next_url = None
@@ -92,22 +73,6 @@ def paginated(request: Request, total: int, items: list[dict[str, Any]], p: Any)
     return Response({"count": total, "next": next_url, "previous": previous, "results": items})
 
 
-def parse_pk(value: str, model: type[Item]) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        raise NotFound(
-            f"No {model.type_name} with id {value!r} was found: ids are UUIDs."
-        ) from None
-
-
-def line_window(content: str | None, query: dict[str, Any]) -> editing.LineWindow | None:
-    try:
-        return editing.read_lines(content, query.get("start_line"), query.get("end_line"))
-    except editing.LineRangeError as exc:
-        raise InvalidLineRange(str(exc)) from None
-
-
 def item_response(item: Item, request: Request, *, status_code: int = 200) -> Response:
     # Partial read is a GET feature. A write has already committed when its response is built,
     # so a line range there could only turn a saved change into a misleading 400.
@@ -117,44 +82,6 @@ def item_response(item: Item, request: Request, *, status_code: int = 200) -> Re
     response = Response(s.item_data(item, window=window), status=status_code)
     response["ETag"] = services.etag(item)
     return response
-
-
-def within_item_search(item: Item, query: dict[str, Any]) -> dict[str, Any]:
-    fields = [f.strip().lower() for f in query["fields"].split(",") if f.strip()]
-    unknown = sorted(set(fields) - set(SEARCH_FIELDS))
-    if unknown or not fields:
-        raise ValidationFailed(
-            {
-                "fields": [
-                    f"Invalid fields: {', '.join(unknown) or '(none)'}. Valid fields: "
-                    f"{', '.join(SEARCH_FIELDS)}."
-                ]
-            }
-        )
-    matches: list[dict[str, Any]] = []
-    total = 0
-    for field in dict.fromkeys(fields):
-        value = getattr(item, field)
-        if value is None:
-            continue
-        if field == "content":
-            found, count = editing.search_text_limited(
-                value,
-                query["q"],
-                case_sensitive=query["case_sensitive"],
-                context_lines=query["context_lines"],
-                limit=settings.TIDDLY_SEARCH_MAX_MATCHES,
-            )
-            total += count
-            matches.extend({"field": field, "line": m.line, "context": m.context} for m in found)
-        elif editing.field_contains(value, query["q"], case_sensitive=query["case_sensitive"]):
-            total += 1
-            matches.append({"field": field, "line": None, "context": value})
-    body: dict[str, Any] = {"matches": matches, "total_matches": total}
-    if total > len(matches):
-        # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
-        body["truncated"] = True
-    return body
 
 
 def str_replace_response(outcome: services.EditOutcome, include_item: bool) -> Response:
