@@ -6,10 +6,13 @@ version counts before/after a request prove whether it wrote history.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from itertools import count
 from typing import Any
 
+from django.db import connection
 from django.urls import reverse
 
 from content import services
@@ -105,3 +108,29 @@ def row_state(item: Any) -> dict[str, Any]:
     """What a failed edit must leave untouched: the row's fields and its history."""
     row = type(item).objects.filter(pk=item.pk).values().get()
     return {"row": row, "history": ItemVersion.objects.filter(item_id=item.pk).count()}
+
+
+THREAD_TIMEOUT = 60
+
+
+def in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(i)`` in ``count`` threads released together; return results or exceptions."""
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def target(index: int) -> None:
+        try:
+            barrier.wait(timeout=THREAD_TIMEOUT)
+            results[index] = work(index)
+        except Exception as exc:  # reported by the test, not lost in the thread
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(THREAD_TIMEOUT)
+    assert not any(thread.is_alive() for thread in threads), "an edit hung"
+    return results

@@ -7,7 +7,6 @@ file level, so the row-lock behaviour under test only exists on PostgreSQL; CI r
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +18,7 @@ from content import services
 from content.history import Actor
 from content.models import Note
 from content.services import ItemRef
-from content.tests.editing_support import make_item, url, versions
+from content.tests.editing_support import in_threads, make_item, url, versions
 from tiddly.errors import NoMatch
 
 pytestmark = [
@@ -28,31 +27,6 @@ pytestmark = [
         connection.vendor != "postgresql", reason="row locks (select_for_update) need PostgreSQL"
     ),
 ]
-
-THREAD_TIMEOUT = 60
-
-
-def in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
-    """Run ``work(i)`` in ``count`` threads released together; return results or exceptions."""
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=THREAD_TIMEOUT)
-            results[index] = work(index)
-        except Exception as exc:  # reported by the test, not lost in the thread
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(THREAD_TIMEOUT)
-    assert not any(thread.is_alive() for thread in threads), "an edit hung"
-    return results
 
 
 def api_edit(token: str, note: Note) -> Callable[[str, str], str]:

@@ -6,8 +6,6 @@ interesting interleavings only exist on PostgreSQL; CI runs both databases.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,6 +13,7 @@ from django.db import connection
 
 from content import history, services
 from content.history import Actor
+from content.tests.editing_support import in_threads
 from content.tests.history_support import current, make_note, numbers, ref, rows
 
 pytestmark = [
@@ -23,30 +22,6 @@ pytestmark = [
         connection.vendor != "postgresql", reason="row-lock interleavings need PostgreSQL"
     ),
 ]
-
-TIMEOUT = 60
-
-
-def run_together(count: int, work: Callable[[int], Any]) -> list[Any]:
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def target(index: int) -> None:
-        try:
-            barrier.wait(timeout=TIMEOUT)
-            results[index] = work(index)
-        except Exception as exc:
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 def test_ten_threads_editing_one_note_give_versions_1_to_11(owner: Any) -> None:
@@ -63,7 +38,7 @@ def test_ten_threads_editing_one_note_give_versions_1_to_11(owner: Any) -> None:
             actor=Actor(source=f"thread-{index}"),
         )
 
-    assert run_together(10, work) == [None] * 10
+    assert in_threads(10, work) == [None] * 10
     assert numbers(note) == list(range(1, 12))
     # Each version is its predecessor plus exactly one more edit, in commit order.
     edited: set[int] = set()
@@ -93,7 +68,7 @@ def test_mixed_concurrent_writes_and_reads_keep_numbers_dense(owner: Any) -> Non
             return True
         return history.reconstruct(note, 1)  # readers see a consistent chain meanwhile
 
-    results = run_together(12, work)
+    results = in_threads(12, work)
     assert results[:10] == [True] * 10
     assert results[10:] == ["\n".join(markers)] * 2
     assert numbers(note) == list(range(1, 12))
