@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
+from content import item_types
 from content.history_codec import Patch, apply_patch, make_patch
 from content.history_diff import TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
@@ -260,10 +261,8 @@ def prune_all(*, now: datetime | None = None) -> PruneReport:
 
 
 def _delete_orphans() -> int:
-    from content.queries import MODELS
-
     deleted = 0
-    for type_name, model in MODELS.items():
+    for type_name, model in item_types.registry().items():
         count, _ = (
             ItemVersion.objects.filter(item_type=type_name)
             .exclude(item_id__in=model.objects.values("pk"))
@@ -310,11 +309,6 @@ def _version_not_found(item: Item, number: int) -> NotFound:
         f"Version {number} of this {item.type_name} is not in its history (versions start at 1; "
         f"old ones are pruned). {where} List them with GET …/history/."
     )
-
-
-def find_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
-    """One of ``owner``'s items in any state, without its content (history reads it itself)."""
-    return model.objects.filter(owner=owner, pk=pk).only("id", "owner", "deleted_at").first()
 
 
 def previous_row(item: Item, number: int) -> ItemVersion | None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import uuid6
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+
+from content import rules
+from tiddly.errors import TiddlyError, UrlConflict
 
 
 class Tag(models.Model):
@@ -56,11 +60,27 @@ def state_q(state: str, now: datetime) -> Q:
 
 
 class Item(models.Model):
-    """What bookmarks, notes and prompts share. Ids are time-ordered UUIDv7."""
+    """What bookmarks, notes and prompts share. Ids are time-ordered UUIDv7.
+
+    A concrete subclass *is* an item type: the class attributes below declare what differs between
+    types, and ``content.item_types`` builds the registry from the subclasses Django knows, so the
+    rest of the code never asks which type it holds.
+    """
 
     type_name: ClassVar[str] = ""
     # Fields (besides content) that count as metadata for change detection and history.
     metadata_fields: ClassVar[tuple[str, ...]] = ("title", "description")
+    # Type-specific fields in the item's JSON, after the common ones.
+    extra_fields: ClassVar[tuple[str, ...]] = ()
+    # Fields a list's ``q`` searches (as substrings; PostgreSQL also has the weighted tsvector).
+    search_fields: ClassVar[tuple[str, ...]] = ("title", "description", "content")
+    # What sorting by title falls back to when the title is blank.
+    title_fallback: ClassVar[str | None] = None
+    # A field unique per owner among live items, and the 409 raised when it clashes.
+    unique_field: ClassVar[str | None] = None
+    conflict_error: ClassVar[type[TiddlyError]] = TiddlyError
+    # A field that addresses an *active* item by value (prompts by name), if the type has one.
+    name_field: ClassVar[str | None] = None
 
     id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
     owner = models.ForeignKey(
@@ -109,11 +129,19 @@ class Item(models.Model):
             return sorted(tag.name for tag in self.tags.all())
         return sorted(self.tags.values_list("name", flat=True))
 
+    def label(self) -> str:
+        """How summaries name the item, e.g. ``note 'Groceries'``."""
+        return f"{self.type_name} '{self}'"
+
+    def apply_type_fields(self, data: Mapping[str, Any], *, creating: bool) -> None:
+        """Validate, normalise and set the type's own fields from ``data`` (a create or a partial
+        update: absent keys stay). Raises a ``TiddlyError`` naming the field."""
+
     def validate_state(self) -> None:
         """Type-specific validation of the whole new state; prompts check their template."""
 
 
-def _item_indexes(prefix: str) -> list[models.Index]:
+def item_indexes(prefix: str) -> list[models.Index]:
     return [
         models.Index(fields=["owner", "-created_at"], name=f"{prefix}_owner_created"),
         models.Index(fields=["owner", "-updated_at"], name=f"{prefix}_owner_updated"),
@@ -124,11 +152,16 @@ def _item_indexes(prefix: str) -> list[models.Index]:
 class Bookmark(Item):
     type_name = "bookmark"
     metadata_fields = ("title", "description", "url")
+    extra_fields = ("url",)
+    search_fields = ("title", "description", "content", "url")
+    title_fallback = "url"
+    unique_field = "url"
+    conflict_error = UrlConflict
 
     url = models.TextField()
 
     class Meta(Item.Meta):
-        indexes = _item_indexes("bookmark")
+        indexes = item_indexes("bookmark")
         constraints = [
             models.UniqueConstraint(
                 fields=["owner", "url"],
@@ -140,12 +173,22 @@ class Bookmark(Item):
     def __str__(self) -> str:
         return self.title or self.url
 
+    def apply_type_fields(self, data: Mapping[str, Any], *, creating: bool) -> None:
+        if creating or "url" in data:
+            if data.get("url") is None:
+                raise rules.invalid("url", "A bookmark's url is required and cannot be null.")
+            self.url = rules.normalize_url(data["url"])
+
 
 class Note(Item):
     type_name = "note"
 
     class Meta(Item.Meta):
-        indexes = _item_indexes("note")
+        indexes = item_indexes("note")
+
+    def apply_type_fields(self, data: Mapping[str, Any], *, creating: bool) -> None:
+        if creating or "title" in data:
+            rules.require_text("title", self.title, "A note's title")
 
 
 class HistoryAction(models.TextChoices):

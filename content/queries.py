@@ -8,7 +8,6 @@ characters come from the database.
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,14 +32,10 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
-from content import content_cache, editing
-from content.models import Bookmark, Item, ItemState, Note, Tag, state_q
-from content.rules import normalize_tags, storable
-from prompts.models import Prompt
-from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
+from content import content_cache, item_types
+from content.models import Item, ItemQuerySet, ItemState, Tag, state_q
+from content.representation import PREVIEW_CHARS
 
-MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
-PREVIEW_CHARS = 500
 _WORD = re.compile(r"\w")
 
 
@@ -62,19 +57,8 @@ class ListParams:
         return "relevance" if self.q else "created_at"
 
 
-def owned(owner: Any, model: type[Item]) -> QuerySet:
+def owned(owner: Any, model: type[Item]) -> ItemQuerySet:
     return model.objects.filter(owner=owner)
-
-
-def get_item(owner: Any, model: type[Item], pk: Any) -> Item | None:
-    """Any state (active, archived, deleted): GET shows items in the trash too."""
-    return one_with_content(owned(owner, model).filter(pk=pk))
-
-
-def get_prompt_by_name(owner: Any, name: str) -> Prompt | None:
-    if not storable(name):
-        return None
-    return one_with_content(owned(owner, Prompt).active().filter(name=name))
 
 
 def one(qs: QuerySet) -> Any:
@@ -157,14 +141,9 @@ def _tagged_ids(model: type[Item], tags: list[str], tag_match: str) -> QuerySet:
     )
 
 
-def _text_fields(model: type[Item]) -> list[str]:
-    extra = {"bookmark": ["url"], "prompt": ["name"]}.get(model.type_name, [])
-    return ["title", "description", "content", *extra]
-
-
 def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
     substring = Q()
-    for name in _text_fields(model):
+    for name in model.search_fields:
         substring |= Q(**{f"{name}__icontains": q})
     if not uses_fts():
         if not q.isascii():
@@ -194,7 +173,7 @@ class _CaseFold(Func):
 
 def _folded_substring(qs: QuerySet, model: type[Item], q: str) -> tuple[QuerySet, Q]:
     # Only non-ASCII queries pay for folding every row in Python; ASCII ones keep plain LIKE.
-    fields = _text_fields(model)
+    fields = model.search_fields
     qs = qs.alias(**{f"folded_{name}": _CaseFold(name) for name in fields})
     substring = Q()
     for name in fields:
@@ -203,7 +182,7 @@ def _folded_substring(qs: QuerySet, model: type[Item], q: str) -> tuple[QuerySet
 
 
 def _sort_title(model: type[Item]) -> Any:
-    fallback = {"bookmark": F("url"), "prompt": F("name")}.get(model.type_name, Value(""))
+    fallback = F(model.title_fallback) if model.title_fallback else Value("")
     return Lower(Coalesce(NullIf(F("title"), Value("")), fallback, output_field=CharField()))
 
 
@@ -240,7 +219,7 @@ def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int,
     """One ordered, paginated list over several item types (a UNION of their id/sort columns)."""
     parts = []
     for type_name in types:
-        model = MODELS[type_name]
+        model = item_types.model_for(type_name)
         parts.append(
             _filtered(owner, model, params)
             .annotate(
@@ -261,7 +240,7 @@ def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
         by_type.setdefault(row["kind"], []).append(row["id"])
     loaded: dict[Any, Item] = {}
     for type_name, ids in by_type.items():
-        model = MODELS[type_name]
+        model = item_types.model_for(type_name)
         qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related("tags")
         loaded.update({item.pk: item for item in qs})
     return [loaded[row["id"]] for row in rows if row["id"] in loaded]
@@ -273,7 +252,7 @@ def tag_counts(owner: Any, *, include_inactive: bool) -> list[dict[str, Any]]:
     active = state_q(ItemState.ACTIVE, now)
     counts = {
         f"n_{model.type_name}": Coalesce(_active_count(model, active), 0)
-        for model in MODELS.values()
+        for model in item_types.registry().values()
     }
     rows = Tag.objects.filter(owner=owner).annotate(**counts).order_by("name")
     result = []
@@ -305,76 +284,3 @@ def _prefix_q(q: Q, prefix: str) -> Q:
         for child in q.children
     ]
     return Q(*children, _connector=q.connector, _negated=q.negated)
-
-
-# --- request helpers shared by REST views and MCP tools -------------------------------------------
-
-SEARCH_FIELDS = ("content", "title", "description")
-
-
-def list_params(data: dict[str, Any]) -> ListParams:
-    """Validated list query parameters (REST or MCP) as ``ListParams``."""
-    return ListParams(
-        q=(data.get("q") or "").strip(),
-        tags=normalize_tags(data.get("tags") or []),
-        tag_match=data["tag_match"],
-        views=data.get("view") or [ItemState.ACTIVE],
-        sort_by=data.get("sort_by"),
-        sort_order=data["sort_order"],
-        limit=data["limit"],
-        offset=data["offset"],
-    )
-
-
-def parse_pk(value: str, model: type[Item]) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        raise NotFound(
-            f"No {model.type_name} with id {value!r} was found: ids are UUIDs."
-        ) from None
-
-
-def line_window(content: str | None, query: dict[str, Any]) -> editing.LineWindow | None:
-    try:
-        return editing.read_lines(content, query.get("start_line"), query.get("end_line"))
-    except editing.LineRangeError as exc:
-        raise InvalidLineRange(str(exc)) from None
-
-
-def within_item_search(item: Item, query: dict[str, Any]) -> dict[str, Any]:
-    fields = [f.strip().lower() for f in query["fields"].split(",") if f.strip()]
-    unknown = sorted(set(fields) - set(SEARCH_FIELDS))
-    if unknown or not fields:
-        raise ValidationFailed(
-            {
-                "fields": [
-                    f"Invalid fields: {', '.join(unknown) or '(none)'}. Valid fields: "
-                    f"{', '.join(SEARCH_FIELDS)}."
-                ]
-            }
-        )
-    matches: list[dict[str, Any]] = []
-    total = 0
-    for name in dict.fromkeys(fields):
-        value = getattr(item, name)
-        if value is None:
-            continue
-        if name == "content":
-            found, count = editing.search_text_limited(
-                value,
-                query["q"],
-                case_sensitive=query["case_sensitive"],
-                context_lines=query["context_lines"],
-                limit=settings.TIDDLY_SEARCH_MAX_MATCHES,
-            )
-            total += count
-            matches.extend({"field": name, "line": m.line, "context": m.context} for m in found)
-        elif editing.field_contains(value, query["q"], case_sensitive=query["case_sensitive"]):
-            total += 1
-            matches.append({"field": name, "line": None, "context": value})
-    body: dict[str, Any] = {"matches": matches, "total_matches": total}
-    if total > len(matches):
-        # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
-        body["truncated"] = True
-    return body

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
@@ -17,7 +16,6 @@ from django.core.validators import URLValidator
 from tiddly.errors import FieldLimitExceeded, ValidationFailed
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-ARGUMENT_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _url_validator = URLValidator(schemes=["http", "https"])
 
 
@@ -76,51 +74,6 @@ def normalize_url(url: str) -> str:
     if not parts.path:
         parts = parts._replace(path="/")
     return urlunsplit(parts)
-
-
-def normalize_prompt_name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise invalid("name", "Prompt name cannot be blank.")
-    check_length("name", name)
-    if not SLUG_RE.match(name):
-        raise invalid(
-            "name",
-            f"Invalid prompt name '{name}'. Use lowercase letters, numbers and single hyphens, "
-            "starting and ending with a letter or number (e.g. 'code-review').",
-        )
-    return name
-
-
-def normalize_arguments(arguments: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return the canonical list of ``{name, description, required}`` with unique names."""
-    result = [_normalize_argument(arg) for arg in arguments]
-    if len(result) > limit("arguments_per_prompt"):
-        raise invalid(
-            "arguments", f"Too many arguments; the maximum is {limit('arguments_per_prompt')}."
-        )
-    names = [arg["name"] for arg in result]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise invalid(
-            "arguments",
-            f"Duplicate argument name(s): {', '.join(duplicates)}. Each argument needs a unique name.",
-        )
-    return result
-
-
-def _normalize_argument(arg: dict[str, Any]) -> dict[str, Any]:
-    name = str(arg.get("name", "")).strip()
-    check_length("argument name", name, "argument_name")
-    if not ARGUMENT_NAME_RE.match(name):
-        raise invalid(
-            "arguments",
-            f"Invalid argument name '{name}'. Start with a lowercase letter, then lowercase "
-            "letters, digits or underscores (e.g. 'code_snippet').",
-        )
-    description = arg.get("description")
-    check_length("argument description", description, "argument_description")
-    return {"name": name, "description": description, "required": bool(arg.get("required"))}
 
 
 def require_text(field: str, value: str | None, what: str) -> str:

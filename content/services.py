@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-from uuid import UUID
+from typing import Any, TypedDict
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -18,8 +17,10 @@ from django.utils import timezone
 from content import content_cache, editing, history, rules
 from content.history import Actor
 from content.history_codec import span_patch
-from content.models import Bookmark, HistoryAction, Item, Note, Tag
+from content.models import HistoryAction, Item, Tag
 from content.queries import one_with_content
+from content.reads import ItemRef, Owner
+from content.representation import etag, item_data
 from tiddly.errors import (
     BadState,
     ContentEmpty,
@@ -29,45 +30,59 @@ from tiddly.errors import (
     NotFound,
     PreconditionFailed,
     StaleItem,
-    UrlConflict,
 )
 
-__all__ = ["Actor", "ItemRef"]
+__all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
+
+
+class ItemFields(TypedDict, total=False):
+    """What a create or a partial update may set. Absent keys stay; ``None`` clears.
+
+    Every type takes the common fields; a type's own (a bookmark's ``url``, a prompt's ``name``
+    and ``arguments``) are read by its model's ``apply_type_fields``.
+    """
+
+    title: str | None
+    description: str | None
+    content: str | None
+    tags: list[str] | None
+    archived_at: datetime | None
+    url: str | None
+    name: str | None
+    arguments: list[dict[str, Any]] | None
 
 
 @dataclass(frozen=True)
-class ItemRef:
-    """How a request names an item: by id, or (prompts) by name — which sees active items only."""
+class Precondition:
+    """What the caller last saw: ``expected_updated_at`` (409 when stale) and/or the entity tags
+    of an ``If-Match`` header (412 when none is current; ``*`` matches anything)."""
 
-    model: type[Item]
-    pk: UUID | str | None = None
-    name: str | None = None
+    expected_updated_at: datetime | None = None
+    if_match: tuple[str, ...] | None = None
 
-    def lookup(self) -> dict[str, Any]:
-        if self.name is None:
-            return {"pk": self.pk}
-        # PostgreSQL refuses NUL in a query parameter, and no valid name holds one: match nothing.
-        return {"name": self.name} if rules.storable(self.name) else {"pk__in": []}
+    @classmethod
+    def from_if_match(
+        cls, header: str | None, expected_updated_at: datetime | None = None
+    ) -> Precondition:
+        if header is None or header.strip() == "*":
+            return cls(expected_updated_at)
+        tags = tuple(tag.strip().removeprefix("W/") for tag in header.split(","))
+        return cls(expected_updated_at, tags)
 
-    def not_found(self) -> NotFound:
-        label = self.model.type_name
-        what = f"named '{self.name}'" if self.name is not None else f"with id {self.pk}"
-        hint = (
-            " Prompt names address active prompts only; restore archived ones first."
-            if self.name is not None
-            else ""
-        )
-        return NotFound(f"No {label} {what} was found.{hint}")
+    def check(self, item: Item) -> None:
+        if self.if_match is not None and etag(item) not in self.if_match:
+            raise PreconditionFailed(item_data(item))
+        if self.expected_updated_at is not None and item.updated_at > self.expected_updated_at:
+            raise StaleItem(item_data(item))
 
 
-def etag(item: Item) -> str:
-    return f'"{int(item.updated_at.timestamp() * 1_000_000)}"'
+NO_PRECONDITION = Precondition()
 
 
 # --- reading an item for a write ----------------------------------------------------------------
 
 
-def _locked(owner: Any, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
+def _locked(owner: Owner, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
     qs = ref.model.objects.select_for_update().filter(owner=owner, **ref.lookup())
     if ref.name is not None:
         qs = qs.active()
@@ -79,21 +94,10 @@ def _locked(owner: Any, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
     return item
 
 
-def _check_preconditions(
-    item: Item, expected_updated_at: datetime | None, if_match: str | None
-) -> None:
-    if if_match is not None and if_match.strip() != "*":
-        tags = {tag.strip().removeprefix("W/") for tag in if_match.split(",")}
-        if etag(item) not in tags:
-            raise PreconditionFailed(item)
-    if expected_updated_at is not None and item.updated_at > expected_updated_at:
-        raise StaleItem(item)
-
-
 # --- create / update ----------------------------------------------------------------------------
 
 
-def create_item(*, owner: Any, model: type[Item], data: Mapping[str, Any], actor: Actor) -> Item:
+def create_item(*, owner: Owner, model: type[Item], data: ItemFields, actor: Actor) -> Item:
     now = timezone.now()
     item = model(owner=owner, created_at=now, updated_at=now, last_used_at=now)
     tags = _apply_fields(item, data, creating=True)
@@ -112,20 +116,47 @@ def create_item(*, owner: Any, model: type[Item], data: Mapping[str, Any], actor
     return item
 
 
+def check_create(*, owner: Owner, model: type[Item], data: ItemFields) -> None:
+    """Every check ``create_item`` makes, writing nothing (the admin validates forms with it)."""
+    item = model(owner=owner)
+    _apply_fields(item, data, creating=True)
+    item.validate_state()
+    _check_unique(item)
+
+
 @transaction.atomic
 def update_item(
     *,
-    owner: Any,
+    owner: Owner,
     ref: ItemRef,
-    data: Mapping[str, Any],
+    data: ItemFields,
     actor: Actor,
-    expected_updated_at: datetime | None = None,
-    if_match: str | None = None,
-    action: str = HistoryAction.UPDATE,
+    precondition: Precondition = NO_PRECONDITION,
 ) -> Item:
     """Partial update: absent keys stay, ``None`` clears; ``tags``/``arguments`` replace wholly."""
     item = _locked(owner, ref)
-    _check_preconditions(item, expected_updated_at, if_match)
+    precondition.check(item)
+    return _update(item, data, actor=actor, action=HistoryAction.UPDATE)
+
+
+def check_update(
+    *, owner: Owner, ref: ItemRef, data: ItemFields, precondition: Precondition = NO_PRECONDITION
+) -> None:
+    """Every check ``update_item`` makes, writing nothing (the admin validates forms with it)."""
+    qs = ref.model.objects.filter(owner=owner, deleted_at__isnull=True, **ref.lookup())
+    item = one_with_content(qs)
+    if item is None:
+        raise ref.not_found()
+    precondition.check(item)
+    before = _field_values(item)
+    _apply_fields(item, data, creating=False)
+    if any(getattr(item, f) != value for f, value in before.items()):
+        item.validate_state()
+        _check_unique(item)
+
+
+def _update(item: Item, data: ItemFields, *, actor: Actor, action: str) -> Item:
+    """Apply ``data`` to the locked ``item``; save and record a version if anything changed."""
     before = _field_values(item)
     old_tags = item.tag_names()
     new_tags = _apply_fields(item, data, creating=False)
@@ -157,11 +188,16 @@ def update_item(
 
 @transaction.atomic
 def restore_version(
-    *, owner: Any, ref: ItemRef, version: int, actor: Actor, if_match: str | None = None
+    *,
+    owner: Owner,
+    ref: ItemRef,
+    version: int,
+    actor: Actor,
+    precondition: Precondition = NO_PRECONDITION,
 ) -> Item:
     """Put back an older version's content and metadata as a new ``restore`` version.
 
-    Goes through ``update_item``, so limits, uniqueness (409) and prompt templates are checked as
+    Goes through the update path, so limits, uniqueness (409) and prompt templates are checked as
     for any edit. The archive state is not part of a version: an archived item stays archived.
     """
     item = _locked(owner, ref)
@@ -171,14 +207,9 @@ def restore_version(
             f"Version {version} is already the current version of this {item.type_name}; there "
             "is nothing to restore. Pick an older version from GET …/history/."
         )
-    return update_item(
-        owner=owner,
-        ref=ref,
-        data=history.restore_data(item, row),
-        actor=actor,
-        if_match=if_match,
-        action=HistoryAction.RESTORE,
-    )
+    precondition.check(item)
+    data: ItemFields = history.restore_data(item, row)  # type: ignore[assignment]
+    return _update(item, data, actor=actor, action=HistoryAction.RESTORE)
 
 
 _SIMPLE_FIELDS = ("title", "description", "content", "archived_at")
@@ -197,29 +228,10 @@ def _apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> lis
             setattr(item, field, value)
     if "archived_at" in data:
         item.archived_at = data["archived_at"]
-    if isinstance(item, Note) and (creating or "title" in data):
-        rules.require_text("title", item.title, "A note's title")
-    if isinstance(item, Bookmark) and (creating or "url" in data):
-        if data.get("url") is None:
-            raise rules.invalid("url", "A bookmark's url is required and cannot be null.")
-        item.url = rules.normalize_url(data["url"])
-    if item.type_name == "prompt":
-        _apply_prompt_fields(item, data, creating=creating)
+    item.apply_type_fields(data, creating=creating)
     if "tags" in data:
         return rules.normalize_tags(data["tags"] or [])
     return None
-
-
-def _apply_prompt_fields(item: Any, data: Mapping[str, Any], *, creating: bool) -> None:
-    if creating or "name" in data:
-        if data.get("name") is None:
-            raise rules.invalid("name", "A prompt's name is required and cannot be null.")
-        item.name = rules.normalize_prompt_name(data["name"])
-    if creating or "content" in data:
-        rules.require_text("content", item.content, "A prompt's content (its template)")
-    if "arguments" in data:
-        # Explicit null clears the list, like null clears any other clearable field.
-        item.arguments = rules.normalize_arguments(data["arguments"] or [])
 
 
 def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
@@ -240,7 +252,7 @@ def _save(item: Item, *, force_insert: bool = False) -> None:
 
 
 def _check_unique(item: Item) -> None:
-    field = {"bookmark": "url", "prompt": "name"}.get(item.type_name)
+    field = item.unique_field
     if field is None:
         return
     value = getattr(item, field)
@@ -254,8 +266,7 @@ def _check_unique(item: Item) -> None:
     if clash is None:
         return
     where = " in the archive (unarchive it instead)" if clash.is_archived else ""
-    error = UrlConflict if field == "url" else NameConflict
-    raise error(
+    raise item.conflict_error(
         f"A {item.type_name} with {field} '{value}' already exists{where}. "
         f"Use a different {field} or edit the existing {item.type_name} (existing_id).",
         existing_id=str(clash.pk),
@@ -283,8 +294,6 @@ def _get_or_create_tags(owner_id: Any, names: list[str]) -> list[Tag]:
 
 # --- str-replace --------------------------------------------------------------------------------
 
-_UNSET: Any = object()
-
 
 @dataclass(frozen=True)
 class EditOutcome:
@@ -297,22 +306,23 @@ class EditOutcome:
 @transaction.atomic
 def edit_content(
     *,
-    owner: Any,
+    owner: Owner,
     ref: ItemRef,
     old_str: str,
     new_str: str,
     actor: Actor,
-    arguments: list[dict[str, Any]] | None = _UNSET,
-    expected_updated_at: datetime | None = None,
-    if_match: str | None = None,
+    also: ItemFields | None = None,
+    precondition: Precondition = NO_PRECONDITION,
 ) -> EditOutcome:
     """Replace the one occurrence of ``old_str`` (SPEC §4.3) under a row lock.
 
-    Matching is progressive (exact → whitespace-normalised → indentation-relative). A result equal
-    to the current state writes nothing and keeps ``updated_at``.
+    Matching is progressive (exact → whitespace-normalised → indentation-relative). ``also``
+    holds type fields changed atomically with the edit (a prompt's ``arguments``); the whole new
+    state is validated before anything is written. A result equal to the current state writes
+    nothing and keeps ``updated_at``.
     """
     item = _locked(owner, ref)
-    _check_preconditions(item, expected_updated_at, if_match)
+    precondition.check(item)
     if item.content is None:
         raise ContentEmpty(
             f"This {item.type_name} has no content to edit. Use PATCH (or update) to set content "
@@ -321,11 +331,10 @@ def edit_content(
     replacement = _find(item.content, old_str, new_str)
     old_text = item.content[replacement.start : replacement.end]
     changed = ["content"] if old_text != replacement.new_text else []
-    if arguments is not _UNSET and arguments is not None:
-        new_arguments = rules.normalize_arguments(arguments)
-        if new_arguments != item.arguments:
-            changed.append("arguments")
-            item.arguments = new_arguments
+    if also:
+        before = {f: getattr(item, f) for f in also}
+        item.apply_type_fields(also, creating=False)
+        changed += [f for f, value in before.items() if getattr(item, f) != value]
     outcome = EditOutcome(item, replacement.match_type, replacement.line, bool(changed))
     if not changed:
         return outcome
@@ -334,9 +343,7 @@ def edit_content(
     item.content = new_content
     item.validate_state()
     item.updated_at = timezone.now()
-    item.save(
-        update_fields=["content", "updated_at", *(["arguments"] if "arguments" in changed else [])]
-    )
+    item.save(update_fields=["updated_at", *changed])
     content_cache.remember(item)
     history.record_version(
         item=item,
@@ -375,7 +382,7 @@ def _find(content: str, old_str: str, new_str: str) -> editing.Replacement:
 
 
 @transaction.atomic
-def archive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+def archive_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
     item = _locked(owner, ref)
     if not item.is_archived:
         item.archived_at = timezone.now()
@@ -385,7 +392,7 @@ def archive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
 
 
 @transaction.atomic
-def unarchive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+def unarchive_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
     item = _locked(owner, ref)
     if not item.is_archived:
         raise BadState(f"This {item.type_name} is not archived, so it cannot be unarchived.")
@@ -396,25 +403,29 @@ def unarchive_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
 
 
 @transaction.atomic
-def trash_item(*, owner: Any, ref: ItemRef, actor: Actor, if_match: str | None = None) -> None:
+def trash_item(
+    *, owner: Owner, ref: ItemRef, actor: Actor, precondition: Precondition = NO_PRECONDITION
+) -> None:
     item = _locked(owner, ref)
-    _check_preconditions(item, None, if_match)
+    precondition.check(item)
     item.deleted_at = timezone.now()
     item.save(update_fields=["deleted_at"])
     history.record_event(item=item, action=HistoryAction.DELETE, actor=actor)
 
 
 @transaction.atomic
-def delete_item_permanently(*, owner: Any, ref: ItemRef, if_match: str | None = None) -> None:
+def delete_item_permanently(
+    *, owner: Owner, ref: ItemRef, precondition: Precondition = NO_PRECONDITION
+) -> None:
     """Delete for good, in any state, with all of the item's history."""
     item = _locked(owner, ref, allow_deleted=True)
-    _check_preconditions(item, None, if_match)
+    precondition.check(item)
     history.erase(item)
     item.delete()
 
 
 @transaction.atomic
-def restore_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
+def restore_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
     """Bring an item back from the trash to active (clears archived_at too)."""
     item = _locked(owner, ref, allow_deleted=True)
     if not item.is_deleted:
@@ -427,7 +438,7 @@ def restore_item(*, owner: Any, ref: ItemRef, actor: Actor) -> Item:
     return item
 
 
-def track_usage(*, owner: Any, ref: ItemRef) -> None:
+def track_usage(*, owner: Owner, ref: ItemRef) -> None:
     updated = ref.model.objects.filter(owner=owner, **ref.lookup()).update(
         last_used_at=timezone.now()
     )
@@ -439,28 +450,33 @@ def track_usage(*, owner: Any, ref: ItemRef) -> None:
 
 
 @transaction.atomic
-def rename_tag(*, owner: Any, name: str, new_name: str) -> Tag:
+def rename_tag(*, owner: Owner, name: str, new_name: str) -> Tag:
     tag = _tag(owner, name)
-    (target,) = rules.normalize_tags([new_name]) or [""]
-    if not target:
-        raise rules.invalid("name", "The new tag name cannot be blank.")
-    if target == tag.name:
-        return tag
-    if Tag.objects.filter(owner=owner, name=target).exists():
-        raise NameConflict(
-            f"A tag named '{target}' already exists. Pick another name, or delete one of the tags."
-        )
-    tag.name = target
-    tag.save(update_fields=["name"])
+    target = check_rename_tag(owner=owner, tag=tag, new_name=new_name)
+    if target != tag.name:
+        tag.name = target
+        tag.save(update_fields=["name"])
     return tag
 
 
+def check_rename_tag(*, owner: Owner, tag: Tag, new_name: str) -> str:
+    """The normalised new name, or the error ``rename_tag`` would raise (writes nothing)."""
+    (target,) = rules.normalize_tags([new_name]) or [""]
+    if not target:
+        raise rules.invalid("name", "The new tag name cannot be blank.")
+    if target != tag.name and Tag.objects.filter(owner=owner, name=target).exists():
+        raise NameConflict(
+            f"A tag named '{target}' already exists. Pick another name, or delete one of the tags."
+        )
+    return target
+
+
 @transaction.atomic
-def delete_tag(*, owner: Any, name: str) -> None:
+def delete_tag(*, owner: Owner, name: str) -> None:
     _tag(owner, name).delete()
 
 
-def _tag(owner: Any, name: str) -> Tag:
+def _tag(owner: Owner, name: str) -> Tag:
     tag = None
     if rules.storable(name):
         tag = Tag.objects.filter(owner=owner, name=name.strip().lower()).first()

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from content import queries
-from content.api import serializers as s
+from content import item_types, queries, reads, representation
 from content.history import Actor
 from content.models import Item
-from content.queries import line_window, list_params
+from content.reads import Owner
 from tiddly.errors import ValidationFailed
 from tiddly.models import ApiToken
 
@@ -26,8 +25,8 @@ class ToolsetBase:
     request: Any
     source: ClassVar[str]
 
-    def _owner(self) -> Any:
-        return self.request.user
+    def _owner(self) -> Owner:
+        return self.request.user  # type: ignore[no-any-return]
 
     def _actor(self) -> Actor:
         token = getattr(self.request, "auth", None)
@@ -36,20 +35,12 @@ class ToolsetBase:
 
 
 def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[str, Any]:
-    window = line_window(item.content, {"start_line": start_line, "end_line": end_line})
-    return s.item_data(item, window=window)
+    window = reads.line_window(item.content, start_line, end_line)
+    return representation.item_data(item, window=window)
 
 
-def metadata_item(item: Item) -> dict[str, Any]:
-    """The item without its content: length, a 500-character preview and the line count."""
-    data = s.item_data(item)
-    content = data.pop("content")
-    data["content_preview"] = s.preview(content)
-    return data
-
-
-def page(owner: Any, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
-    params = list_params(
+def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
+    params = reads.list_params(
         {
             "q": args["query"],
             "tags": args["tags"],
@@ -61,14 +52,10 @@ def page(owner: Any, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
         }
     )
     if len(types) == 1:
-        total, items = queries.list_items(owner, queries.MODELS[types[0]], params)
+        total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
     else:
         total, items = queries.list_content(owner, types, params)
-    return {
-        "items": [s.listed_item_data(i) for i in items],
-        "total": total,
-        "has_more": params.offset + len(items) < total,
-    }
+    return representation.page_data(items, total, params.offset)
 
 
 def require_changes(data: dict[str, Any], names: str) -> None:

@@ -13,35 +13,23 @@ from typing import Annotated, Literal
 from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import queries, services
-from content.api import serializers as s
+from content import item_types, queries, reads, services
 from content.models import Bookmark, Item, Note
-from content.queries import parse_pk, within_item_search
-from content.services import ItemRef
+from content.reads import ItemRef
+from content.representation import dt, item_data, metadata_item_data
+from content.services import Precondition
 from mcp_bridge import schemas as t
-from mcp_bridge.base import ToolsetBase, full_item, metadata_item, page, require_changes
+from mcp_bridge.base import ToolsetBase, full_item, page, require_changes
 from mcp_bridge.servers import content_server
 from tiddly.errors import ValidationFailed
 
-TYPES = {"bookmark": Bookmark, "note": Note}
-
-
-def _load(owner: object, type_name: str, item_id: str) -> Item:
-    model = TYPES[type_name]
-    ref = ItemRef(model, pk=parse_pk(item_id, model))
-    item = queries.get_item(owner, model, ref.pk)
-    if item is None:
-        raise ref.not_found()
-    return item
-
 
 def _ref(type_name: str, item_id: str) -> ItemRef:
-    model = TYPES[type_name]
-    return ItemRef(model, pk=parse_pk(item_id, model))
+    return ItemRef.by_id(item_types.model_for(type_name), item_id)
 
 
-def _label(item: Item) -> str:
-    return f"{item.type_name} '{item.title or getattr(item, 'url', '') or item.pk}'"
+def _load(owner: reads.Owner, type_name: str, item_id: str) -> Item:
+    return reads.get_owned(owner, _ref(type_name, item_id))
 
 
 class ContentTools(ToolsetBase, MCPToolset):
@@ -106,7 +94,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         """
         item = _load(self._owner(), type, id)
         if not include_content:
-            return metadata_item(item)  # type: ignore[return-value]
+            return metadata_item_data(item)  # type: ignore[return-value]
         return full_item(item, start_line, end_line)  # type: ignore[return-value]
 
     def search_in_content(
@@ -139,13 +127,9 @@ class ContentTools(ToolsetBase, MCPToolset):
         context. To find items across the collection use search_items instead.
         """
         item = _load(self._owner(), type, id)
-        query_args = {
-            "q": query,
-            "fields": fields,
-            "case_sensitive": case_sensitive,
-            "context_lines": context_lines,
-        }
-        return within_item_search(item, query_args)  # type: ignore[return-value]
+        return reads.within_item_search(  # type: ignore[return-value]
+            item, q=query, fields=fields, case_sensitive=case_sensitive, context_lines=context_lines
+        )
 
     def edit_content(
         self,
@@ -173,13 +157,13 @@ class ContentTools(ToolsetBase, MCPToolset):
             old_str=old_str,
             new_str=new_str,
             actor=self._actor(),
-            expected_updated_at=t.aware(expected_updated_at),
+            precondition=Precondition(t.aware(expected_updated_at)),
         )
         return {
             "match_type": outcome.match_type,
             "line": outcome.line,
             "id": str(outcome.item.pk),
-            "updated_at": s._dt(outcome.item.updated_at),
+            "updated_at": dt(outcome.item.updated_at),
         }
 
     def update_item(
@@ -220,14 +204,14 @@ class ContentTools(ToolsetBase, MCPToolset):
         item = services.update_item(
             owner=self._owner(),
             ref=_ref(type, id),
-            data=data,
+            data=data,  # type: ignore[arg-type]
             actor=self._actor(),
-            expected_updated_at=t.aware(expected_updated_at),
+            precondition=Precondition(t.aware(expected_updated_at)),
         )
         return {
             "id": str(item.pk),
-            "updated_at": s._dt(item.updated_at),
-            "summary": f"Updated {_label(item)}: {', '.join(data)}.",
+            "updated_at": dt(item.updated_at),
+            "summary": f"Updated {item.label()}: {', '.join(data)}.",
         }
 
     def create_bookmark(
@@ -253,9 +237,12 @@ class ContentTools(ToolsetBase, MCPToolset):
         if tags is not None:
             data["tags"] = tags
         item = services.create_item(
-            owner=self._owner(), model=Bookmark, data=data, actor=self._actor()
+            owner=self._owner(),
+            model=Bookmark,
+            data=data,  # type: ignore[arg-type]
+            actor=self._actor(),
         )
-        return s.item_data(item)  # type: ignore[return-value]
+        return item_data(item)  # type: ignore[return-value]
 
     def create_note(
         self,
@@ -275,8 +262,13 @@ class ContentTools(ToolsetBase, MCPToolset):
         data = {k: v for k, v in data.items() if v is not None}
         if tags is not None:
             data["tags"] = tags
-        item = services.create_item(owner=self._owner(), model=Note, data=data, actor=self._actor())
-        return s.item_data(item)  # type: ignore[return-value]
+        item = services.create_item(
+            owner=self._owner(),
+            model=Note,
+            data=data,  # type: ignore[arg-type]
+            actor=self._actor(),
+        )
+        return item_data(item)  # type: ignore[return-value]
 
     def list_tags(self) -> t.TagList:
         """List the user's tags with how many active items (of any type) carry each.

@@ -18,8 +18,8 @@ from mcp import types
 from mcp.shared.exceptions import McpError
 from mcp_server.djangomcp import django_request_ctx
 
-from content import queries, services
-from content.services import ItemRef
+from content import queries, reads, services
+from content.reads import ItemRef
 from mcp_bridge.results import INTERNAL_ERROR, logger
 from mcp_bridge.servers import prompt_server
 from prompts.models import Prompt
@@ -90,9 +90,8 @@ def _list_page(owner: Any, offset: int) -> types.ListPromptsResult:
 
 
 def _render(owner: Any, name: str, arguments: dict[str, Any] | None) -> types.GetPromptResult:
-    prompt = queries.get_prompt_by_name(owner, name)
-    if prompt is None:
-        raise ItemRef(Prompt, name=name).not_found()
+    prompt = reads.get_owned(owner, ItemRef(Prompt, name=name))
+    assert isinstance(prompt, Prompt)
     text = render_prompt(prompt=prompt, values=dict(arguments or {}))
     services.track_usage(owner=owner, ref=ItemRef(Prompt, pk=prompt.pk))
     return types.GetPromptResult(

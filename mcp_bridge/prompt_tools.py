@@ -12,11 +12,12 @@ from typing import Annotated, Any
 from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import queries, services
-from content.api import serializers as s
-from content.services import ItemRef
+from content import queries, reads, services
+from content.reads import ItemRef
+from content.representation import dt, metadata_item_data
+from content.services import Precondition
 from mcp_bridge import schemas as t
-from mcp_bridge.base import ToolsetBase, full_item, metadata_item, page, require_changes
+from mcp_bridge.base import ToolsetBase, full_item, page, require_changes
 from mcp_bridge.servers import prompt_server
 from prompts.models import Prompt
 
@@ -43,11 +44,8 @@ def _named(name: str) -> ItemRef:
     return ItemRef(Prompt, name=name)
 
 
-def _load(owner: object, name: str) -> Prompt:
-    prompt = queries.get_prompt_by_name(owner, name)
-    if prompt is None:
-        raise _named(name).not_found()
-    return prompt
+def _load(owner: reads.Owner, name: str) -> Prompt:
+    return reads.get_owned(owner, _named(name))  # type: ignore[return-value]
 
 
 def _arguments(arguments: list[t.PromptArgumentIn] | None) -> list[dict[str, Any]] | None:
@@ -58,7 +56,7 @@ def _written(prompt: Prompt, summary: str) -> dict[str, Any]:
     return {
         "id": str(prompt.pk),
         "name": prompt.name,
-        "updated_at": s._dt(prompt.updated_at),
+        "updated_at": dt(prompt.updated_at),
         "summary": summary,
     }
 
@@ -117,7 +115,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         Use it to check what a prompt is for and how long it is before reading it with
         get_prompt_template.
         """
-        return metadata_item(_load(self._owner(), name))  # type: ignore[return-value]
+        return metadata_item_data(_load(self._owner(), name))  # type: ignore[return-value]
 
     def create_prompt(
         self,
@@ -198,15 +196,14 @@ class PromptTools(ToolsetBase, MCPToolset):
         context), invalid_template (the edited template and arguments disagree).
         Returns {id, name, updated_at, match_type, line, summary}.
         """
-        extra = {} if arguments is None else {"arguments": _arguments(arguments)}
         outcome = services.edit_content(
             owner=self._owner(),
             ref=_named(name),
             old_str=old_str,
             new_str=new_str,
             actor=self._actor(),
-            expected_updated_at=t.aware(expected_updated_at),
-            **extra,
+            also=None if arguments is None else {"arguments": _arguments(arguments)},
+            precondition=Precondition(t.aware(expected_updated_at)),
         )
         prompt = outcome.item
         what = "" if outcome.changed else ", no changes"
@@ -264,7 +261,7 @@ class PromptTools(ToolsetBase, MCPToolset):
             ref=_named(name),
             data=data,
             actor=self._actor(),
-            expected_updated_at=t.aware(expected_updated_at),
+            precondition=Precondition(t.aware(expected_updated_at)),
         )
         fields = ", ".join("new_name" if k == "name" else k for k in data)
         return _written(prompt, f"Updated prompt '{prompt.name}': {fields}.")  # type: ignore[return-value]

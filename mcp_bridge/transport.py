@@ -1,4 +1,4 @@
-"""A direct JSON-RPC request path for the django-mcp-server servers (``TIDDLY_MCP_TRANSPORT=fast``).
+"""The JSON-RPC request path of the django-mcp-server servers: direct, in-process.
 
 django-mcp-server answers every POST by building a new ``StreamableHTTPSessionManager``, a
 streamable-HTTP transport, a server session and their memory streams and task groups, then
@@ -9,7 +9,8 @@ SDK's own pydantic types, answers ``initialize``/``ping`` as ``ServerSession`` d
 every other request to the very handlers the package's server registered
 (``server._mcp_server.request_handlers``: FastMCP's tool registry and argument validation behind
 ``TiddlyMCP.call_tool``, our prompts handlers). Tools see the same ``django_request_ctx`` as under
-the package's transport, so the two paths are interchangeable (tests run both and compare).
+the package's transport. (An earlier switch kept the package's transport as a second path; it
+answered identically, several milliseconds slower, and was removed.)
 A tool result that already holds its JSON (``JsonToolResult``) is written from it, so a 10 MB item
 is serialised once for the text block and reused for ``structuredContent``.
 

@@ -4,8 +4,9 @@
   ``receive`` that never reports a disconnect: one authenticated GET spins the whole process at
   100 % CPU. The MCP spec allows 405 when a server offers no SSE stream, and clients handle it.
 - DELETE answers 405 too: the servers are stateless, there is no session to end.
-- POST goes through ``transport.handle`` (``TIDDLY_MCP_TRANSPORT=fast``, the default) or the
-  package's own per-request session manager (``package``): same servers, same tools.
+- POST goes through ``transport.handle``: a direct JSON-RPC path to the handlers the package's
+  servers registered (the package's own per-request session manager cost several milliseconds a
+  call and is not used).
 - Authentication is the package's: the DRF classes of ``DJANGO_MCP_AUTHENTICATION_CLASSES`` (the
   REST API's Bearer tokens) with ``IsAuthenticated``, so a missing, invalid, expired or revoked
   token is a 401 with ``WWW-Authenticate: Bearer`` before any JSON-RPC is read.
@@ -58,8 +59,6 @@ class McpView(MCPServerStreamableHttpView):
         return self._not_allowed()
 
     def post(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
-        if settings.TIDDLY_MCP_TRANSPORT == "package":
-            return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
         return transport.handle(self.mcp_server, request)
 
     def _not_allowed(self) -> HttpResponse:

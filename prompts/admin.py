@@ -14,9 +14,11 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
-from content.admin import MONOSPACE, ItemAdmin, ItemAdminForm, unarchive_selected
-from content.admin_history import HistoryAdminMixin
-from content.api.serializers import ArgumentSerializer
+from content.admin.actions import unarchive_selected
+from content.admin.forms import MONOSPACE, ItemAdminForm
+from content.admin.item_history import HistoryAdminMixin
+from content.admin.items import ItemAdmin
+from prompts.api.serializers import ArgumentSerializer
 from prompts.models import Prompt
 
 ARGUMENTS_EXAMPLE = '[{"name": "code", "description": "The code to review", "required": true}]'

@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.db import models
 from django.db.models import Q
 
-from content.models import Item, _item_indexes
+from content import rules
+from content.models import Item, item_indexes
+from prompts.rules import normalize_arguments, normalize_prompt_name
 from prompts.templating import TemplateValidationError, validate_template
-from tiddly.errors import InvalidTemplate
+from tiddly.errors import InvalidTemplate, NameConflict
 
 
 class Prompt(Item):
     type_name = "prompt"
     metadata_fields = ("title", "description", "name", "arguments")
+    extra_fields = ("name", "arguments")
+    search_fields = ("title", "description", "content", "name")
+    title_fallback = "name"
+    unique_field = "name"
+    conflict_error = NameConflict
+    name_field = "name"
 
     name = models.CharField(max_length=100)
     arguments = models.JSONField(default=list, blank=True)
 
     class Meta(Item.Meta):
-        indexes = _item_indexes("prompt")
+        indexes = item_indexes("prompt")
         constraints = [
             models.UniqueConstraint(
                 fields=["owner", "name"],
@@ -29,6 +40,20 @@ class Prompt(Item):
 
     def __str__(self) -> str:
         return self.name
+
+    def label(self) -> str:
+        return f"prompt '{self.name}'"
+
+    def apply_type_fields(self, data: Mapping[str, Any], *, creating: bool) -> None:
+        if creating or "name" in data:
+            if data.get("name") is None:
+                raise rules.invalid("name", "A prompt's name is required and cannot be null.")
+            self.name = normalize_prompt_name(data["name"])
+        if creating or "content" in data:
+            rules.require_text("content", self.content, "A prompt's content (its template)")
+        if "arguments" in data:
+            # Explicit null clears the list, like null clears any other clearable field.
+            self.arguments = normalize_arguments(data["arguments"] or [])
 
     def validate_state(self) -> None:
         try:

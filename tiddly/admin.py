@@ -16,8 +16,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from content.admin import OwnedAdmin
 from tiddly.models import ApiToken
+from tiddly.owned_admin import OwnedAdmin
 
 
 class ExpiryFilter(admin.SimpleListFilter):

@@ -11,10 +11,10 @@ from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content.api.serializers import StrictSerializer, StringField
 from tiddly.errors import NotFound
 from tiddly.models import ApiToken
 from tiddly.schema import errors
+from tiddly.serializers import StrictSerializer, StringField
 
 
 class SessionOnly(permissions.BasePermission):

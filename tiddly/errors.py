@@ -7,7 +7,6 @@ the caller — often an LLM — how to fix the request.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -16,22 +15,6 @@ from rest_framework import exceptions as drf
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
-
-# Set by the content API at import time: turns an item instance into its full JSON form, so that
-# `server_state` in 409/412 bodies is exactly what a GET returns.
-ItemSerializer = Callable[[Any], dict[str, Any]]
-_item_serializer: ItemSerializer | None = None
-
-
-def register_item_serializer(serializer: ItemSerializer) -> None:
-    global _item_serializer
-    _item_serializer = serializer
-
-
-def serialize_item(item: Any) -> dict[str, Any]:
-    if _item_serializer is None:  # pragma: no cover - wiring error
-        raise RuntimeError("No item serializer registered")
-    return _item_serializer(item)
 
 
 class TiddlyError(Exception):
@@ -119,27 +102,24 @@ class StaleItem(TiddlyError):
     status_code = status.HTTP_409_CONFLICT
     code = "conflict"
 
-    def __init__(self, item: Any, message: str | None = None) -> None:
+    def __init__(self, server_state: dict[str, Any], message: str | None = None) -> None:
         super().__init__(
             message
             or (
                 "This item was modified since you loaded it. Nothing was saved. Re-apply your "
                 "change to server_state and retry with its updated_at as expected_updated_at."
-            )
+            ),
+            server_state=server_state,
         )
-        self.item = item
-
-    def body(self) -> dict[str, Any]:
-        return {**super().body(), "server_state": serialize_item(self.item)}
 
 
 class PreconditionFailed(StaleItem):
     status_code = status.HTTP_412_PRECONDITION_FAILED
     code = "precondition_failed"
 
-    def __init__(self, item: Any) -> None:
+    def __init__(self, server_state: dict[str, Any]) -> None:
         super().__init__(
-            item,
+            server_state,
             "If-Match does not match the item's current ETag: it changed since you loaded it. "
             "Nothing was saved. Re-read it (server_state holds the current version) and retry.",
         )

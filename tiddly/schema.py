@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 
-from content.api.serializers import ErrorOut
+from tiddly.serializers import ErrorOut
 
 _DESCRIPTIONS = {
     400: "Bad request: validation_error, or an action-specific code (no_match, multiple_matches, "

@@ -248,11 +248,6 @@ DJANGO_MCP_AUTHENTICATION_CLASSES = ["tiddly.auth.BearerTokenAuthentication"]
 # is built at import time: keep it stateless and without the extra instructions tool.
 DJANGO_MCP_GLOBAL_SERVER_CONFIG = {"name": "tiddly", "stateless": True}
 DJANGO_MCP_GET_SERVER_INSTRUCTIONS_TOOL = False
-# "fast" answers JSON-RPC in-process with the servers' own handlers (see mcp_bridge/transport.py);
-# "package" routes every call through django-mcp-server's per-request StreamableHTTP transport.
-TIDDLY_MCP_TRANSPORT = env_str("TIDDLY_MCP_TRANSPORT", "fast")
-if TIDDLY_MCP_TRANSPORT not in ("fast", "package"):
-    raise ImproperlyConfigured("TIDDLY_MCP_TRANSPORT must be 'fast' or 'package'.")
 
 LOGGING = {
     "version": 1,

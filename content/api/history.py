@@ -16,11 +16,13 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import history, services
+from content import history, reads, representation, services
 from content.api import serializers as s
-from content.models import HistoryAction, Item, ItemVersion
-from content.services import ItemRef
+from content.api.common import actor_for, paginated, precondition
+from content.models import HistoryAction, Item
+from content.reads import ItemRef
 from tiddly.schema import errors
+from tiddly.serializers import validated
 
 VERSION_PATH = r"history/(?P<version>[0-9]+)"
 
@@ -63,7 +65,9 @@ class HistoryMetadataOut(serializers.Serializer):
     tags = serializers.ListField(child=serializers.CharField())
     url = serializers.CharField(required=False, help_text="Bookmarks.")
     name = serializers.CharField(required=False, help_text="Prompts.")
-    arguments = s.ArgumentOut(many=True, required=False, help_text="Prompts.")
+    arguments = serializers.ListField(
+        child=serializers.DictField(), required=False, help_text="Prompts."
+    )
 
 
 class HistoryEntryOut(serializers.Serializer):
@@ -175,25 +179,6 @@ def history_schemas(
 # --- the endpoints ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Page:
-    limit: int
-    offset: int
-
-
-def entry_data(row: ItemVersion) -> dict[str, Any]:
-    return {
-        "id": str(row.pk),
-        "version": row.version,
-        "action": row.action,
-        "changed_fields": row.changed_fields,
-        "metadata": row.metadata,
-        "source": row.source,
-        "token_prefix": row.token_prefix,
-        "created_at": s._dt(row.created_at),
-    }
-
-
 class HistoryActions:
     """The history endpoints of an item ViewSet (which provides ``model`` and ``ref()``)."""
 
@@ -204,91 +189,55 @@ class HistoryActions:
         raise NotImplementedError
 
     def history_item(self) -> Item:
-        ref = self.ref()
-        item = history.find_item(self.request.user, self.model, ref.pk)
-        if item is None:
-            raise ref.not_found()
-        return item
+        return reads.get_owned_head(self.request.user, self.ref())
 
     @action(detail=True, methods=["get"], url_path="history")
     def history(self, request: Request, pk: str) -> Response:
-        from content.api.views import paginated, validated
-
         item = self.history_item()
         query = validated(HistoryQuerySerializer, request.query_params)
-        rows = history.item_versions(item).defer("content_patch", "content_snapshot")
-        if query.get("action"):
-            rows = rows.filter(action__in=query["action"])
-        if query.get("source"):
-            rows = rows.filter(source__in=[history.clean_source(x) for x in query["source"]])
         page = _Page(query["limit"], query["offset"])
-        total = rows.count()
-        found = rows.order_by("-created_at", "-id")[page.offset : page.offset + page.limit]
-        return paginated(request, total, [entry_data(row) for row in found], page)
+        total, entries = reads.history_page(
+            item,
+            limit=page.limit,
+            offset=page.offset,
+            actions=query.get("action"),
+            sources=query.get("source"),
+        )
+        return paginated(request, total, entries, page)
 
     @action(detail=True, methods=["get"], url_path=VERSION_PATH)
     def history_version(self, request: Request, pk: str, version: str) -> Response:
-        from content.api.views import line_window, validated
-
         item = self.history_item()
         query = validated(s.LineRangeQuerySerializer, request.query_params)
-        row = history.get_version(item, int(version))
-        window = line_window(history.reconstruct(item, int(version)), query)
-        data = {"item_id": str(item.pk), "type": item.type_name, **entry_data(row)}
-        data["content"] = None if window is None else window.content
-        data["content_metadata"] = None if window is None else _window_data(window)
-        return Response(data)
+        return Response(reads.version_data(item, int(version), **query))
 
     @action(detail=True, methods=["get"], url_path=f"{VERSION_PATH}/diff")
     def history_diff(self, request: Request, pk: str, version: str) -> Response:
-        from content.api.views import validated
-
         item = self.history_item()
         query = validated(DiffQuerySerializer, request.query_params)
-        number = int(version)
-        found = history.version_diff(item, number, context=query["context_lines"])
-        return Response(
-            {
-                "version": number,
-                "previous_version": number - 1 if number > 1 else None,
-                "action": found.row.action,
-                "changed_fields": found.row.changed_fields,
-                "content_changed": found.content_changed,
-                "diff": found.diff.text,
-                "truncated": found.diff.truncated,
-                "lines_added": found.diff.added,
-                "lines_removed": found.diff.removed,
-                "before_metadata": found.before_row.metadata if found.before_row else None,
-                "after_metadata": found.row.metadata,
-            }
-        )
+        return Response(reads.diff_data(item, int(version), context=query["context_lines"]))
 
     @action(detail=True, methods=["post"], url_path=f"{VERSION_PATH}/restore")
     def history_restore(self, request: Request, pk: str, version: str) -> Response:
-        from content.api.views import actor_for
-
         item = services.restore_version(
             owner=request.user,
             ref=self.ref(),
             version=int(version),
             actor=actor_for(request),
-            if_match=request.headers.get("If-Match"),
+            precondition=precondition(request),
         )
         response = Response(
             {
                 "restored_from": int(version),
                 "version": history.latest_version(item),
-                "item": s.item_data(item),
+                "item": representation.item_data(item),
             }
         )
-        response["ETag"] = services.etag(item)
+        response["ETag"] = representation.etag(item)
         return response
 
 
-def _window_data(window: Any) -> dict[str, Any]:
-    return {
-        "total_lines": window.total_lines,
-        "start_line": window.start_line,
-        "end_line": window.end_line,
-        "is_partial": window.is_partial,
-    }
+@dataclass(frozen=True)
+class _Page:
+    limit: int
+    offset: int

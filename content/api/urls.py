@@ -3,12 +3,10 @@ from __future__ import annotations
 from rest_framework.routers import SimpleRouter
 
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
-from prompts.api.views import PromptViewSet
 
 router = SimpleRouter()
 router.register("bookmarks", BookmarkViewSet, basename="bookmark")
 router.register("notes", NoteViewSet, basename="note")
-router.register("prompts", PromptViewSet, basename="prompt")
 router.register("content", ContentViewSet, basename="content")
 router.register("tags", TagViewSet, basename="tag")
 

@@ -18,85 +18,23 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from content import queries, services
+from content import item_types, queries, reads, representation, services
 from content.api import serializers as s
+from content.api.common import (
+    IF_MATCH,
+    SOURCE,
+    actor_for,
+    item_response,
+    paginated,
+    precondition,
+    str_replace_response,
+)
 from content.api.history import HistoryActions, history_schemas
-from content.history import Actor, clean_source
 from content.models import Bookmark, Item, Note, Tag
-from content.queries import line_window, list_params, parse_pk, within_item_search
-from content.services import ItemRef
-from tiddly.models import ApiToken
+from content.reads import ItemRef
 from tiddly.schema import errors
-
-IF_MATCH = OpenApiParameter(
-    "If-Match",
-    str,
-    OpenApiParameter.HEADER,
-    description="ETag from a GET; 412 with server_state if the item changed since.",
-)
-SOURCE = OpenApiParameter(
-    "X-Request-Source",
-    str,
-    OpenApiParameter.HEADER,
-    description="Free-form client name recorded in history (default 'api').",
-)
-
-
-def actor_for(request: Request, default: str = "api") -> Actor:
-    token = request.auth if isinstance(request.auth, ApiToken) else None
-    return Actor(
-        source=clean_source(request.headers.get("X-Request-Source"), default),
-        token_prefix=token.prefix if token else None,
-    )
-
-
-def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-def paginated(request: Request, total: int, items: list[dict[str, Any]], p: Any) -> Response:
-    url = request.build_absolute_uri()
-    next_url = None
-    if p.offset + p.limit < total:
-        next_url = replace_query_param(url, "offset", p.offset + p.limit)
-    previous = None
-    if p.offset > 0:
-        previous = (
-            remove_query_param(url, "offset")
-            if p.offset - p.limit <= 0
-            else replace_query_param(url, "offset", p.offset - p.limit)
-        )
-    return Response({"count": total, "next": next_url, "previous": previous, "results": items})
-
-
-def item_response(item: Item, request: Request, *, status_code: int = 200) -> Response:
-    # Partial read is a GET feature. A write has already committed when its response is built,
-    # so a line range there could only turn a saved change into a misleading 400.
-    reading = request.method == "GET"
-    query = validated(s.LineRangeQuerySerializer, request.query_params) if reading else {}
-    window = line_window(item.content, query)
-    response = Response(s.item_data(item, window=window), status=status_code)
-    response["ETag"] = services.etag(item)
-    return response
-
-
-def str_replace_response(outcome: services.EditOutcome, include_item: bool) -> Response:
-    body: dict[str, Any] = {
-        "match_type": outcome.match_type,
-        "line": outcome.line,
-        "id": str(outcome.item.pk),
-        "updated_at": s._dt(outcome.item.updated_at),
-    }
-    if include_item:
-        body["item"] = s.item_data(outcome.item)
-    response = Response(body)
-    response["ETag"] = services.etag(outcome.item)
-    return response
-
+from tiddly.serializers import validated
 
 SEARCH_DESCRIPTION = (
     "Find literal text inside one item and get each match's line number and surrounding lines. "
@@ -114,7 +52,15 @@ STR_REPLACE_DESCRIPTION = (
 )
 
 
-def _item_schema(full: type, listed: type, create: type, update: type, label: str) -> Any:
+def item_schema(
+    full: type,
+    listed: type,
+    create: type,
+    update: type,
+    label: str,
+    str_replace: type = s.StrReplaceSerializer,
+) -> Any:
+    """The OpenAPI of one item type's ViewSet (every type has the same actions)."""
     return extend_schema_view(
         list=extend_schema(
             summary=f"List {label}s",
@@ -177,7 +123,7 @@ def _item_schema(full: type, listed: type, create: type, update: type, label: st
             summary=f"Edit part of a {label}'s content (str-replace)",
             description=STR_REPLACE_DESCRIPTION,
             parameters=[s.StrReplaceQuerySerializer, IF_MATCH, SOURCE],
-            request=s.PromptStrReplaceSerializer if label == "prompt" else s.StrReplaceSerializer,
+            request=str_replace,
             responses={200: s.StrReplaceOut, **errors(400, 404, 409, 412)},
         ),
         **history_schemas(full, label, [IF_MATCH, SOURCE]),
@@ -201,19 +147,16 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         return self.create_serializer if self.action == "list" else self.update_serializer
 
     def ref(self) -> ItemRef:
-        return ItemRef(self.model, pk=parse_pk(self.kwargs["pk"], self.model))
+        return ItemRef.by_id(self.model, self.kwargs["pk"])
 
     def load(self) -> Item:
-        ref = self.ref()
-        item = queries.get_item(self.request.user, self.model, ref.pk)
-        if item is None:
-            raise ref.not_found()
-        return item
+        return reads.get_owned(self.request.user, self.ref())
 
     def list(self, request: Request) -> Response:
-        params = list_params(validated(s.ListQuerySerializer, request.query_params))
+        params = reads.list_params(validated(s.ListQuerySerializer, request.query_params))
         total, items = queries.list_items(request.user, self.model, params)
-        return paginated(request, total, [s.listed_item_data(i) for i in items], params)
+        listed = [representation.listed_item_data(i) for i in items]
+        return paginated(request, total, listed, params)
 
     def create(self, request: Request) -> Response:
         data = validated(self.create_serializer, request.data)
@@ -232,8 +175,7 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
             ref=self.ref(),
             data=data,
             actor=actor_for(request),
-            expected_updated_at=data.pop("expected_updated_at", None),
-            if_match=request.headers.get("If-Match"),
+            precondition=precondition(request, data.pop("expected_updated_at", None)),
         )
         return item_response(item, request)
 
@@ -241,13 +183,11 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         permanent = serializers.BooleanField().to_internal_value(
             request.query_params.get("permanent", "false")
         )
-        if_match = request.headers.get("If-Match")
+        ref, actor, checked = self.ref(), actor_for(request), precondition(request)
         if permanent:
-            services.delete_item_permanently(owner=request.user, ref=self.ref(), if_match=if_match)
+            services.delete_item_permanently(owner=request.user, ref=ref, precondition=checked)
         else:
-            services.trash_item(
-                owner=request.user, ref=self.ref(), actor=actor_for(request), if_match=if_match
-            )
+            services.trash_item(owner=request.user, ref=ref, actor=actor, precondition=checked)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @action(detail=True, methods=["post"])
@@ -277,7 +217,7 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     @action(detail=True, methods=["get"])
     def search(self, request: Request, pk: str) -> Response:
         query = validated(s.WithinItemSearchQuerySerializer, request.query_params)
-        return Response(within_item_search(self.load(), query))
+        return Response(reads.within_item_search(self.load(), **query))
 
     @action(detail=True, methods=["patch"], url_path="str-replace")
     def str_replace(self, request: Request, pk: str) -> Response:
@@ -286,28 +226,29 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     def do_str_replace(self, request: Request, ref: ItemRef) -> Response:
         query = validated(s.StrReplaceQuerySerializer, request.query_params)
         data = validated(self.str_replace_serializer, request.data)
-        extra = {"arguments": data["arguments"]} if "arguments" in data else {}
+        old_str, new_str = data.pop("old_str"), data.pop("new_str")
+        expected = data.pop("expected_updated_at", None)
         outcome = services.edit_content(
             owner=request.user,
             ref=ref,
-            old_str=data["old_str"],
-            new_str=data["new_str"],
+            old_str=old_str,
+            new_str=new_str,
             actor=actor_for(request),
-            expected_updated_at=data.get("expected_updated_at"),
-            if_match=request.headers.get("If-Match"),
-            **extra,
+            # Type fields changed with the edit (a prompt's arguments); null there means "keep".
+            also={k: v for k, v in data.items() if v is not None} or None,
+            precondition=precondition(request, expected),
         )
         return str_replace_response(outcome, query["include_updated_entity"])
 
 
-@_item_schema(s.NoteOut, s.NoteListItem, s.NoteCreateSerializer, s.NoteUpdateSerializer, "note")
+@item_schema(s.NoteOut, s.NoteListItem, s.NoteCreateSerializer, s.NoteUpdateSerializer, "note")
 class NoteViewSet(ItemViewSet):
     model = Note
     create_serializer = s.NoteCreateSerializer
     update_serializer = s.NoteUpdateSerializer
 
 
-@_item_schema(
+@item_schema(
     s.BookmarkOut,
     s.BookmarkListItem,
     s.BookmarkCreateSerializer,
@@ -333,10 +274,11 @@ class ContentViewSet(viewsets.GenericViewSet):
     )
     def list(self, request: Request) -> Response:
         data = validated(s.ContentListQuerySerializer, request.query_params)
-        params = list_params(data)
-        types = list(dict.fromkeys(data.get("type") or queries.MODELS))
+        params = reads.list_params(data)
+        types = list(dict.fromkeys(data.get("type") or item_types.type_names()))
         total, items = queries.list_content(request.user, types, params)
-        return paginated(request, total, [s.listed_item_data(i) for i in items], params)
+        listed = [representation.listed_item_data(i) for i in items]
+        return paginated(request, total, listed, params)
 
 
 @extend_schema_view(

@@ -138,22 +138,15 @@ def other_prompt_mcp(mcp_other: Any) -> Mcp:
     return Mcp(PROMPTS, ApiToken.issue(owner=mcp_other, name="agent")[1])
 
 
-@pytest.fixture(params=["fast", "package"])
-def transport(request: pytest.FixtureRequest, settings: Any) -> str:
-    """Runs a test over both request paths: mcp_bridge's direct one and django-mcp-server's."""
-    settings.TIDDLY_MCP_TRANSPORT = request.param
-    return str(request.param)
-
-
 # --- data, made through the services (as REST and the admin would) ------------------------------
 
 
 def create(owner: Any, kind: str, **data: Any) -> Any:
     from content.history import Actor
-    from content.queries import MODELS
+    from content.item_types import model_for
     from content.services import create_item
 
-    return create_item(owner=owner, model=MODELS[kind], data=data, actor=Actor(source="test"))
+    return create_item(owner=owner, model=model_for(kind), data=data, actor=Actor(source="test"))
 
 
 @pytest.fixture

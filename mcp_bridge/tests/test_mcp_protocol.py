@@ -192,7 +192,7 @@ def rpc(method: str, params: dict[str, Any] | None = None, **extra: Any) -> dict
 
 
 @pytest.fixture
-def token(owner_token: Any, transport: str) -> str:
+def token(owner_token: Any) -> str:
     return str(owner_token[1])
 
 
@@ -234,12 +234,10 @@ def test_an_unsupported_protocol_version_is_400(token: str) -> None:
 
 
 @pytest.mark.parametrize("body", [b"{not json", b'{"jsonrpc": "1.0", "id": 1}'])
-def test_malformed_json_rpc_is_400(token: str, body: bytes, transport: str) -> None:
+def test_malformed_json_rpc_is_400(token: str, body: bytes) -> None:
     response = raw(token, body)
     assert response.status_code == 400
-    error = response.json()["error"]
-    if transport == "fast":  # the package path leaves unparsable JSON to DRF's REST error
-        assert error["code"] in (-32700, -32600)
+    assert response.json()["error"]["code"] in (-32700, -32600)
 
 
 def test_unknown_protocol_version_in_initialize_gets_the_latest(token: str) -> None:
@@ -251,28 +249,6 @@ def test_unknown_protocol_version_in_initialize_gets_the_latest(token: str) -> N
     result = raw(token, rpc("initialize", params)).json()["result"]
     assert result["protocolVersion"] == types.LATEST_PROTOCOL_VERSION
     assert result["serverInfo"]["name"] == "tiddly-content"
-
-
-def test_both_request_paths_answer_alike(owner_token: Any, mcp_owner: Any, settings: Any) -> None:
-    note = create(mcp_owner, "note", title="n", content="one\ntwo\none")
-    calls = [
-        rpc("tools/call", {"name": "get_item", "arguments": {"id": str(note.pk), "type": "note"}}),
-        rpc(
-            "tools/call",
-            {
-                "name": "edit_content",
-                "arguments": {"id": str(note.pk), "type": "note", "old_str": "one", "new_str": "x"},
-            },
-        ),
-        rpc("tools/call", {"name": "get_item", "arguments": {"id": str(note.pk)}}),
-        rpc("tools/list"),
-    ]
-    answers = {}
-    for transport in ("fast", "package"):
-        settings.TIDDLY_MCP_TRANSPORT = transport
-        answers[transport] = [raw(owner_token[1], call).json() for call in calls]
-    assert answers["fast"] == answers["package"]
-    assert answers["fast"][1]["result"]["structuredContent"]["error"] == "multiple_matches"
 
 
 # --- OpenAPI ------------------------------------------------------------------------------------

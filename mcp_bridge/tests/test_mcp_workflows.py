@@ -26,11 +26,6 @@ def average(items):
 """
 
 
-@pytest.fixture(autouse=True)
-def _both_paths(transport: str) -> None:
-    """Every workflow runs over the direct transport and over django-mcp-server's own."""
-
-
 def test_search_then_edit_with_the_returned_context(content_mcp: Mcp, mcp_owner: Any) -> None:
     note = create(mcp_owner, "note", title="pricing.py", content=CODE)
     note_id = str(note.pk)

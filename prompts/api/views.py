@@ -7,28 +7,31 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import queries, services
-from content.api import serializers as s
-from content.api.views import (
-    IF_MATCH,
-    SOURCE,
-    STR_REPLACE_DESCRIPTION,
-    ItemViewSet,
-    _item_schema,
-    actor_for,
-    item_response,
-    validated,
+from content import reads, services
+from content.api.common import IF_MATCH, SOURCE, actor_for, item_response, precondition
+from content.api.serializers import (
+    LineRangeQuerySerializer,
+    StrReplaceOut,
+    StrReplaceQuerySerializer,
 )
-from content.services import ItemRef
+from content.api.views import STR_REPLACE_DESCRIPTION, ItemViewSet, item_schema
+from content.reads import ItemRef
+from prompts.api import serializers as s
 from prompts.models import Prompt
 from prompts.services import render_prompt
 from tiddly.schema import errors
+from tiddly.serializers import validated
 
 NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The prompt's name.")
 
 
-@_item_schema(
-    s.PromptOut, s.PromptListItem, s.PromptCreateSerializer, s.PromptUpdateSerializer, "prompt"
+@item_schema(
+    s.PromptOut,
+    s.PromptListItem,
+    s.PromptCreateSerializer,
+    s.PromptUpdateSerializer,
+    "prompt",
+    str_replace=s.PromptStrReplaceSerializer,
 )
 class PromptViewSet(ItemViewSet):
     model = Prompt
@@ -42,7 +45,7 @@ class PromptViewSet(ItemViewSet):
     @extend_schema(
         methods=["GET"],
         summary="Get an active prompt by name (optionally only some lines)",
-        parameters=[NAME, s.LineRangeQuerySerializer],
+        parameters=[NAME, LineRangeQuerySerializer],
         responses={200: s.PromptOut, **errors(400, 404)},
     )
     @extend_schema(
@@ -55,27 +58,23 @@ class PromptViewSet(ItemViewSet):
     @action(detail=False, methods=["get", "patch"], url_path=r"name/(?P<name>[^/]+)")
     def by_name(self, request: Request, name: str) -> Response:
         if request.method == "GET":
-            prompt = queries.get_prompt_by_name(request.user, name)
-            if prompt is None:
-                raise self.named(name).not_found()
-            return item_response(prompt, request)
+            return item_response(reads.get_owned(request.user, self.named(name)), request)
         data = validated(self.update_serializer, request.data)
         prompt = services.update_item(
             owner=request.user,
             ref=self.named(name),
-            data=data,
+            data=data,  # type: ignore[arg-type]
             actor=actor_for(request),
-            expected_updated_at=data.pop("expected_updated_at", None),
-            if_match=request.headers.get("If-Match"),
+            precondition=precondition(request, data.pop("expected_updated_at", None)),
         )
         return item_response(prompt, request)
 
     @extend_schema(
         summary="Edit part of an active prompt's template by name (str-replace)",
         description=STR_REPLACE_DESCRIPTION,
-        parameters=[NAME, s.StrReplaceQuerySerializer, IF_MATCH, SOURCE],
+        parameters=[NAME, StrReplaceQuerySerializer, IF_MATCH, SOURCE],
         request=s.PromptStrReplaceSerializer,
-        responses={200: s.StrReplaceOut, **errors(400, 404, 409, 412)},
+        responses={200: StrReplaceOut, **errors(400, 404, 409, 412)},
     )
     @action(detail=False, methods=["patch"], url_path=r"name/(?P<name>[^/]+)/str-replace")
     def str_replace_by_name(self, request: Request, name: str) -> Response:
@@ -90,4 +89,5 @@ class PromptViewSet(ItemViewSet):
     def render(self, request: Request, pk: str) -> Response:
         data = validated(s.RenderSerializer, request.data)
         prompt = self.load()
+        assert isinstance(prompt, Prompt)
         return Response({"rendered": render_prompt(prompt=prompt, values=data["arguments"])})

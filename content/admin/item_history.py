@@ -32,12 +32,11 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from content import history, services
-from content.history import Actor
+from content.admin.forms import ADMIN_ACTOR
 from content.models import Item, ItemVersion
-from content.services import ItemRef
+from content.reads import ItemRef
 from tiddly.errors import TiddlyError
 
-ADMIN_ACTOR = Actor(source="admin")
 # Rows shown under the change form; the History page shows every kept row.
 CHANGE_PAGE_ROWS = 20
 # A version page shows at most this much of the version's content (the diff is bounded anyway).

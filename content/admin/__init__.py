@@ -1,0 +1,10 @@
+"""The admin for bookmarks, notes, tags and version history (SPEC §9); prompts reuse ``ItemAdmin``.
+
+Split by concern: ``filters``, ``forms`` (validated and saved by the services), ``actions``
+(lifecycle actions), ``items`` (the item admins), ``item_history`` (history on an item's page),
+``tags`` and ``history`` (the read-only version list). Importing the package registers them.
+"""
+
+from content.admin import history, items, tags
+
+__all__ = ["history", "items", "tags"]

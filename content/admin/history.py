@@ -1,0 +1,105 @@
+"""Every recorded version and event, read-only: history is written only by the services."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+
+from content import item_types
+from content.models import ItemVersion
+from tiddly.errors import TiddlyError
+from tiddly.owned_admin import OwnedAdmin
+
+
+def _item_admin_url(type_name: str) -> str:
+    opts = item_types.model_for(type_name)._meta
+    return f"admin:{opts.app_label}_{opts.model_name}_change"
+
+
+@admin.register(ItemVersion)
+class ItemVersionAdmin(OwnedAdmin):
+    """Every recorded version and event, read-only: history is written only by the services."""
+
+    list_display = (
+        "created_at",
+        "item_link",
+        "item_type",
+        "version",
+        "action",
+        "changed",
+        "source",
+        "token_prefix",
+        "owner",
+    )
+    list_filter = ("item_type", "action", "source")
+    search_fields = ("source", "token_prefix")
+    search_help_text = "Searches source and token prefix; paste an item id to see its history."
+    fields = (
+        "owner",
+        "item_link",
+        "item_type",
+        "item_id",
+        "version",
+        "action",
+        "changed_fields",
+        "metadata",
+        "stored_content",
+        "source",
+        "token_prefix",
+        "created_at",
+    )
+    readonly_fields = fields
+    ordering = ("-created_at",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Patches and snapshots can be megabytes; the list shows none of them.
+        return super().get_queryset(request).defer("content_patch", "content_snapshot")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        try:
+            item_id = uuid.UUID(search_term.strip())
+        except ValueError:
+            return super().get_search_results(request, queryset, search_term)
+        return queryset.filter(Q(item_id=item_id) | Q(pk=item_id)), False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # erased only with its item (delete permanently)
+
+    @admin.display(description="item")
+    def item_link(self, obj: ItemVersion) -> str:
+        meta = obj.metadata or {}
+        label = str(meta.get("name") or meta.get("title") or meta.get("url") or obj.item_id)
+        try:
+            url = reverse(_item_admin_url(obj.item_type), args=[obj.item_id])
+        except (TiddlyError, NoReverseMatch):
+            return label
+        return format_html('<a href="{}">{}</a>', url, label)
+
+    @admin.display(description="changed fields")
+    def changed(self, obj: ItemVersion) -> str:
+        return ", ".join(obj.changed_fields or [])
+
+    @admin.display(description="stored content")
+    def stored_content(self, obj: ItemVersion) -> str:
+        parts: list[str] = []
+        if obj.content_snapshot is not None:
+            parts.append(f"full snapshot, {len(obj.content_snapshot):,} characters")
+        if obj.content_patch:
+            parts.append(f"reverse patch, {len(obj.content_patch):,} characters")
+        if obj.content_is_null:
+            parts.append("content was empty (null)")
+        return "; ".join(parts) or "-"

@@ -1,0 +1,241 @@
+"""The item admins: what bookmarks, notes (and, in ``prompts``, prompts) share, and their pages.
+
+Every write goes through ``content.services``, exactly as the REST API and MCP tools do: the forms
+(``content.admin.forms``) save with ``create_item``/``update_item`` and the list actions
+(``content.admin.actions``) call one service per item.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.db.models.functions import Length
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.text import capfirst
+
+from content import services
+from content.admin.actions import (
+    archive_selected,
+    delete_permanently,
+    restore_selected,
+    trash_selected,
+    unarchive_selected,
+)
+from content.admin.filters import StateFilter, TagFilter
+from content.admin.forms import ItemAdminForm
+from content.admin.item_history import HistoryAdminMixin
+from content.models import Bookmark, Item, ItemVersion, Note
+from content.reads import ItemRef
+from tiddly.errors import TiddlyError
+from tiddly.owned_admin import OwnedAdmin
+
+
+class ItemAdmin(OwnedAdmin):
+    """What the bookmark, note and prompt admins share."""
+
+    form = ItemAdminForm
+    # The first fieldset's fields, in order; subclasses name theirs.
+    main_fields: ClassVar[tuple[str, ...]] = ("title", "description", "tags", "content")
+    list_filter = (StateFilter, TagFilter)
+    list_per_page = 50
+    ordering = ("-updated_at",)
+    actions = (
+        archive_selected,
+        unarchive_selected,
+        trash_selected,
+        restore_selected,
+        delete_permanently,
+    )
+    readonly_fields = (
+        "owner",
+        "state",
+        "content_length",
+        "created_at",
+        "updated_at",
+        "last_used_at",
+        "deleted_at",
+    )
+    search_help_text = "Searches title, description and content (substring, any case); or an id."
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Lists never load content (up to 10 MB each): its length comes from the database.
+        return (
+            super()
+            .get_queryset(request)
+            .defer("content")
+            .annotate(content_chars=Length("content"))
+            .prefetch_related("tags")
+        )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        try:
+            pk = uuid.UUID(search_term.strip())
+        except ValueError:
+            return results, duplicates
+        return results | queryset.filter(pk=pk), duplicates
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # it would skip the services and leave history
+        return actions
+
+    # Forms ----------------------------------------------------------------------------------
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        return type(form.__name__, (form,), {"admin_user": request.user})
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, dict]]:
+        main: list[str] = list(self.main_fields)
+        if obj is None:
+            if request.user.is_superuser:
+                main.insert(0, "owner")
+            return [(None, {"fields": main}), ("State", {"fields": ["archived_at"]})]
+        if self.has_change_permission(request, obj):
+            main.append("loaded_updated_at")  # optimistic lock: a stale save is refused
+        main.insert(0, "owner")
+        state = ["state", "archived_at", "deleted_at"]
+        times = ["created_at", "updated_at", "last_used_at", "content_length"]
+        hint = TRASH_HINT.format(self.opts.verbose_name_plural) if obj.is_deleted else None
+        return [
+            (None, {"fields": main, "description": hint}),
+            ("State", {"fields": state + times}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        readonly = list(super().get_readonly_fields(request, obj))
+        if obj is None and request.user.is_superuser:
+            readonly.remove("owner")  # a superuser picks the owner of a new item
+        return readonly
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Items in the trash are read-only, as in the API: restore them first.
+        if obj is not None and obj.is_deleted:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        """Nothing to do: ``form.save()`` (the admin's ``save_form``) called the service."""
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except TiddlyError as exc:
+            # The form's checks passed, then the save lost a race (another writer took the URL or
+            # name, or changed the item): nothing was written; say so and show the form again.
+            messages.error(request, f"Nothing was saved: {exc.message}")
+            return HttpResponseRedirect(request.get_full_path())
+
+    def get_deleted_objects(
+        self, objs: Any, request: HttpRequest
+    ) -> tuple[list[str], dict[str, int], set[str], list[str]]:
+        """What the delete page lists: the items and their history (tags stay, only detached)."""
+        items = list(objs)
+        name = self.opts.verbose_name
+        shown = [
+            format_html('{}: <a href="{}">{}</a>', capfirst(name), self._change_url(i), i)
+            for i in items
+        ]
+        history = ItemVersion.objects.filter(
+            item_type=self.model.type_name, item_id__in=[i.pk for i in items]
+        ).count()
+        counts = {self.opts.verbose_name_plural: len(items), "history records": history}
+        return shown, counts, set(), []
+
+    def _change_url(self, obj: Item) -> str:
+        return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[obj.pk])
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        services.delete_item_permanently(owner=obj.owner, ref=ItemRef(self.model, pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for item in queryset.select_related("owner"):
+            self.delete_model(request, item)
+
+    # Columns --------------------------------------------------------------------------------
+
+    @admin.display(description="state")
+    def state(self, obj: Item) -> str:
+        if obj._state.adding:
+            return "-"
+        if obj.is_deleted:
+            return f"in trash since {_when(obj.deleted_at)}"
+        if obj.is_archived:
+            return f"archived {_when(obj.archived_at)}"
+        if obj.archived_at is not None:
+            return f"active, archives {_when(obj.archived_at)}"
+        return "active"
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, obj: Item) -> str:
+        return _when(obj.updated_at)
+
+    @admin.display(description="tags")
+    def tag_list(self, obj: Item) -> str:
+        return ", ".join(obj.tag_names())
+
+    @admin.display(description="content length", ordering="content_chars")
+    def content_length(self, obj: Item) -> str:
+        chars = getattr(obj, "content_chars", None)
+        if chars is None and not obj._state.adding and "content" in obj.__dict__:
+            chars = len(obj.content) if obj.content is not None else None
+        return "-" if chars is None else f"{chars:,}"
+
+
+TRASH_HINT = (
+    "This item is in the trash, so it is read-only. To edit it, select it on the list and run "
+    "“Restore selected {} from the trash”."
+)
+
+
+def _when(moment: datetime | None) -> str:
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+@admin.register(Bookmark)
+class BookmarkAdmin(HistoryAdminMixin, ItemAdmin):
+    main_fields = ("url", "title", "description", "tags", "content")
+    list_display = ("label", "link", "owner", "state", "tag_list", "updated", "content_length")
+    search_fields = ("title", "description", "url", "content")
+    search_help_text = "Searches title, description, URL and content (substring); or an id."
+
+    @admin.display(description="title", ordering="title")
+    def label(self, obj: Bookmark) -> str:
+        return obj.title or urlsplit(obj.url).netloc or obj.url
+
+    @admin.display(description="url", ordering="url")
+    def link(self, obj: Bookmark) -> str:
+        bare = obj.url.split("://", 1)[-1]
+        shown = bare if len(bare) <= 32 else bare[:31] + "…"
+        return format_html(
+            '<a href="{}" rel="noreferrer" target="_blank" title="{}">{}</a>',
+            obj.url,
+            obj.url,
+            shown,
+        )
+
+
+@admin.register(Note)
+class NoteAdmin(HistoryAdminMixin, ItemAdmin):
+    list_display = ("title", "owner", "state", "tag_list", "updated", "content_length")
+    search_fields = ("title", "description", "content")

@@ -1,0 +1,232 @@
+"""The read use-cases REST views, MCP tools and the admin share (STYLE: one read layer).
+
+``get_owned`` loads one of the owner's items or raises the not-found error every door answers
+with (another owner's item is simply not found). The other functions turn validated request
+values into read results: a line window, a within-item search, a history page, a version, a diff.
+SQL lives in ``content.queries``; JSON shapes in ``content.representation``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from content import editing, history, queries
+from content.models import Item, ItemState, ItemVersion
+from content.representation import dt
+from content.rules import normalize_tags, storable
+from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
+
+Owner = AbstractBaseUser | AnonymousUser
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """How a request names an item: by id, or by its type's ``name_field`` (prompts by name),
+    which sees active items only."""
+
+    model: type[Item]
+    pk: uuid.UUID | None = None
+    name: str | None = None
+
+    @classmethod
+    def by_id(cls, model: type[Item], raw: object) -> ItemRef:
+        return cls(model, pk=parse_pk(raw, model))
+
+    def lookup(self) -> dict[str, Any]:
+        if self.name is None:
+            return {"pk": self.pk}
+        # PostgreSQL refuses NUL in a query parameter, and no valid name holds one: match nothing.
+        if not storable(self.name) or self.model.name_field is None:
+            return {"pk__in": []}
+        return {self.model.name_field: self.name}
+
+    def not_found(self) -> NotFound:
+        label = self.model.type_name
+        if self.name is None:
+            return NotFound(f"No {label} with id {self.pk} was found.")
+        return NotFound(
+            f"No {label} named '{self.name}' was found. {label.capitalize()} names address "
+            f"active {label}s only; restore archived ones first."
+        )
+
+
+def parse_pk(value: object, model: type[Item]) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound(
+            f"No {model.type_name} with id {value!r} was found: ids are UUIDs."
+        ) from None
+
+
+def get_owned(owner: Owner, ref: ItemRef) -> Item:
+    """The owner's item with its content: by id in any state (GET shows the trash too), by name
+    among active items only. Anything else — including another owner's item — is not found."""
+    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
+    if ref.name is not None:
+        qs = qs.active()
+    item = queries.one_with_content(qs)
+    if item is None:
+        raise ref.not_found()
+    return item
+
+
+def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
+    """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
+    item = queries.owned(owner, ref.model).filter(pk=ref.pk).only("id", "owner", "deleted_at")
+    found = queries.one(item)
+    if found is None:
+        raise ref.not_found()
+    return found  # type: ignore[no-any-return]
+
+
+# --- lists --------------------------------------------------------------------------------------
+
+
+def list_params(data: Mapping[str, Any]) -> queries.ListParams:
+    """Validated list query parameters (REST or MCP) as ``ListParams``."""
+    return queries.ListParams(
+        q=(data.get("q") or "").strip(),
+        tags=normalize_tags(data.get("tags") or []),
+        tag_match=data["tag_match"],
+        views=data.get("view") or [ItemState.ACTIVE],
+        sort_by=data.get("sort_by"),
+        sort_order=data["sort_order"],
+        limit=data["limit"],
+        offset=data["offset"],
+    )
+
+
+# --- inside one item ----------------------------------------------------------------------------
+
+SEARCH_FIELDS = ("content", "title", "description")
+
+
+def line_window(
+    content: str | None, start_line: int | None = None, end_line: int | None = None
+) -> editing.LineWindow | None:
+    try:
+        return editing.read_lines(content, start_line, end_line)
+    except editing.LineRangeError as exc:
+        raise InvalidLineRange(str(exc)) from None
+
+
+def within_item_search(
+    item: Item, *, q: str, fields: str, case_sensitive: bool, context_lines: int
+) -> dict[str, Any]:
+    """SPEC §4.2: every match's line and context (``fields`` is a comma list)."""
+    names = [f.strip().lower() for f in fields.split(",") if f.strip()]
+    unknown = sorted(set(names) - set(SEARCH_FIELDS))
+    if unknown or not names:
+        raise ValidationFailed(
+            {
+                "fields": [
+                    f"Invalid fields: {', '.join(unknown) or '(none)'}. Valid fields: "
+                    f"{', '.join(SEARCH_FIELDS)}."
+                ]
+            }
+        )
+    matches: list[dict[str, Any]] = []
+    total = 0
+    for name in dict.fromkeys(names):
+        value = getattr(item, name)
+        if value is None:
+            continue
+        if name == "content":
+            found, count = editing.search_text_limited(
+                value,
+                q,
+                case_sensitive=case_sensitive,
+                context_lines=context_lines,
+                limit=settings.TIDDLY_SEARCH_MAX_MATCHES,
+            )
+            total += count
+            matches.extend({"field": name, "line": m.line, "context": m.context} for m in found)
+        elif editing.field_contains(value, q, case_sensitive=case_sensitive):
+            total += 1
+            matches.append({"field": name, "line": None, "context": value})
+    body: dict[str, Any] = {"matches": matches, "total_matches": total}
+    if total > len(matches):
+        # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
+        body["truncated"] = True
+    return body
+
+
+# --- history ------------------------------------------------------------------------------------
+
+
+def history_entry(row: ItemVersion) -> dict[str, Any]:
+    return {
+        "id": str(row.pk),
+        "version": row.version,
+        "action": row.action,
+        "changed_fields": row.changed_fields,
+        "metadata": row.metadata,
+        "source": row.source,
+        "token_prefix": row.token_prefix,
+        "created_at": dt(row.created_at),
+    }
+
+
+def history_page(
+    item: Item,
+    *,
+    limit: int,
+    offset: int,
+    actions: list[str] | None = None,
+    sources: list[str] | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
+    """Versions and events, newest first: (total, one page of entries)."""
+    rows = history.item_versions(item).defer("content_patch", "content_snapshot")
+    if actions:
+        rows = rows.filter(action__in=actions)
+    if sources:
+        rows = rows.filter(source__in=[history.clean_source(x) for x in sources])
+    total = rows.count()
+    found = rows.order_by("-created_at", "-id")[offset : offset + limit]
+    return total, [history_entry(row) for row in found]
+
+
+def window_data(window: editing.LineWindow) -> dict[str, Any]:
+    return {
+        "total_lines": window.total_lines,
+        "start_line": window.start_line,
+        "end_line": window.end_line,
+        "is_partial": window.is_partial,
+    }
+
+
+def version_data(
+    item: Item, number: int, *, start_line: int | None = None, end_line: int | None = None
+) -> dict[str, Any]:
+    """The item as it was at version ``number`` (content cut to the line window)."""
+    row = history.get_version(item, number)
+    window = line_window(history.reconstruct(item, number), start_line, end_line)
+    data = {"item_id": str(item.pk), "type": item.type_name, **history_entry(row)}
+    data["content"] = None if window is None else window.content
+    data["content_metadata"] = None if window is None else window_data(window)
+    return data
+
+
+def diff_data(item: Item, number: int, *, context: int = 3) -> dict[str, Any]:
+    """What version ``number`` changed: a bounded unified diff and the metadata before/after."""
+    found = history.version_diff(item, number, context=context)
+    return {
+        "version": number,
+        "previous_version": number - 1 if number > 1 else None,
+        "action": found.row.action,
+        "changed_fields": found.row.changed_fields,
+        "content_changed": found.content_changed,
+        "diff": found.diff.text,
+        "truncated": found.diff.truncated,
+        "lines_added": found.diff.added,
+        "lines_removed": found.diff.removed,
+        "before_metadata": found.before_row.metadata if found.before_row else None,
+        "after_metadata": found.row.metadata,
+    }
