@@ -649,11 +649,21 @@ class _Document:
     @cached_property
     def normalized_lines(self) -> list[str]:
         """Every line without trailing spaces, tabs or carriage return."""
+        if self.is_normalized:
+            return self.lines
         return list(map(str.rstrip, self.lines, repeat(_TRAILING_WS)))
 
     @cached_property
     def normalized_text(self) -> str:
-        return "\n".join(self.normalized_lines)
+        return self.text if self.is_normalized else "\n".join(self.normalized_lines)
+
+    @cached_property
+    def is_normalized(self) -> bool:
+        """Whether no line ends in whitespace: then level 2's views are the text's own (cheap)."""
+        text = self.text
+        return not (
+            text.endswith((" ", "\t", "\r")) or any(end in text for end in (" \n", "\t\n", "\r\n"))
+        )
 
     @cached_property
     def unindented_lines(self) -> list[str]:
@@ -905,8 +915,8 @@ def _direct_blocks(document: _Document, block: _Block, limit: int | None) -> _Fo
     haystack = document.line_wrapped_unindented
     needle = "\n" + "\n".join(block.contents) + "\n"  # newlines on both sides: whole lines only
     budget = _DIRECT_WORK_FACTOR * (len(document.lines) + len(block.contents))
-    if haystack.count(needle) * len(block.contents) > budget:
-        return None  # a lower bound of the candidates already spends the budget
+    if 2 * haystack.count(needle) * len(block.contents) > budget:
+        return None  # non-overlapping occurrences alone spend half the budget: a periodic block
     blocks = _Blocks(document, block, limit)
     index = previous = 0
     start = haystack.find(needle)
