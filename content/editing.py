@@ -13,10 +13,13 @@ builds a list of all lines, and a match reported with context never re-scans the
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import getitem, sub
 
 from rapidfuzz import fuzz, process
 
@@ -289,29 +292,67 @@ def _lines_forward(text: str, offset: int, lines: int, ceiling: int) -> int:
 
 # --- str-replace --------------------------------------------------------------------------------
 
+MAX_EDITS = 100
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One requested change: ``old_str`` (non-empty) by ``new_str``.
+
+    With ``replace_all`` every match at the first level that finds any is replaced; otherwise
+    exactly one match is required.
+    """
+
+    old_str: str
+    new_str: str
+    replace_all: bool = False
+
 
 @dataclass(frozen=True)
 class Replacement:
-    """The unique match of ``old_str``: replace ``text[start:end]`` by ``new_text``."""
+    """One matched span of the original text: replace ``text[start:end]`` by ``new_text``.
+
+    ``line`` is the 1-based line where the span starts and ``edit_index`` the edit it belongs to.
+    """
 
     match_type: str
     start: int
     end: int
     line: int
     new_text: str
+    edit_index: int = 0
 
     def apply(self, text: str) -> str:
         """``text`` with the matched span replaced."""
         return text[: self.start] + self.new_text + text[self.end :]
 
 
-class NoMatch(Exception):
-    """No level found ``old_str``; ``suggestion`` names the closest line when one is close."""
+@dataclass(frozen=True)
+class EditResult:
+    """What one edit matched: its level, the start line of its first match and the count."""
 
-    def __init__(self, *, closest_line: int | None = None, closest_text: str | None = None) -> None:
+    match_type: str
+    line: int
+    replacements: int
+
+
+class NoMatch(Exception):
+    """No level found ``old_str``; ``suggestion`` names the closest line when one is close.
+
+    ``edit_index`` is the 0-based index of the failing edit (set by ``plan_edits``).
+    """
+
+    def __init__(
+        self,
+        *,
+        closest_line: int | None = None,
+        closest_text: str | None = None,
+        edit_index: int | None = None,
+    ) -> None:
         super().__init__(NO_MATCH_MESSAGE)
         self.closest_line = closest_line
         self.closest_text = closest_text
+        self.edit_index = edit_index
         self.suggestion = NO_MATCH_SUGGESTION
         if closest_line is not None:
             self.suggestion += f' Closest line (line {closest_line}): "{closest_text}"'
@@ -320,16 +361,244 @@ class NoMatch(Exception):
 class MultipleMatches(Exception):
     """``old_str`` matched ``total`` places at the level ``match_type``.
 
-    ``matches`` holds the first ``MAX_REPORTED_MATCHES`` with 2 lines of context each.
+    ``matches`` holds the first ``MAX_REPORTED_MATCHES`` with 2 lines of context each;
+    ``edit_index`` is the 0-based index of the failing edit (set by ``plan_edits``).
     """
 
     suggestion = MULTIPLE_MATCHES_SUGGESTION
 
-    def __init__(self, *, match_type: str, matches: list[TextMatch], total: int) -> None:
+    def __init__(
+        self,
+        *,
+        match_type: str,
+        matches: list[TextMatch],
+        total: int,
+        edit_index: int | None = None,
+    ) -> None:
         super().__init__(f"old_str matches {total} places ({match_type}); it must match one")
         self.match_type = match_type
         self.matches = matches
         self.total = total
+        self.edit_index = edit_index
+
+
+class OverlappingEdits(Exception):
+    """Two edits matched overlapping spans of the original text.
+
+    ``edit_indexes`` are the two edits (0-based, ascending) and ``lines`` the 1-based start
+    lines of their overlapping matches, in the same order.
+    """
+
+    def __init__(self, *, edit_indexes: list[int], lines: list[int]) -> None:
+        first, second = edit_indexes
+        super().__init__(
+            f"Edits {first} and {second} match overlapping text (lines {lines[0]} and "
+            f"{lines[1]}); each edit must change a different part of the original content"
+        )
+        self.edit_indexes = edit_indexes
+        self.lines = lines
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    """Every edit matched against the original ``text``: apply them all at once.
+
+    ``results`` has one entry per edit, in request order; ``replacements`` holds every matched
+    span (``Replacement``) sorted by position, non-overlapping, in offsets of ``text``.
+    """
+
+    text: str
+    results: tuple[EditResult, ...]
+    replacements: tuple[Replacement, ...]
+
+    @cached_property
+    def new_content(self) -> str:
+        """The text with every span replaced, built in one pass of slices."""
+        pieces: list[str] = []
+        cursor = 0
+        for replacement in self.replacements:
+            pieces.append(self.text[cursor : replacement.start])
+            pieces.append(replacement.new_text)
+            cursor = replacement.end
+        pieces.append(self.text[cursor:])
+        return "".join(pieces)
+
+    def apply(self) -> str:
+        return self.new_content
+
+    @property
+    def changed(self) -> bool:
+        """Whether any span's new text differs from what it replaces (the content changes)."""
+        text = self.text
+        return any(text[r.start : r.end] != r.new_text for r in self.replacements)
+
+    @property
+    def spans(self) -> list[tuple[int, int, str]]:
+        """``(start, end, new_text)`` of every span, in offsets of the original text."""
+        return [(r.start, r.end, r.new_text) for r in self.replacements]
+
+    def reverse_ops(self) -> list[tuple[int, int, str]]:
+        """The history patch ops undoing this plan: ``[pos, delete_len, insert_text]`` each.
+
+        Positions are offsets in the NEW text, sorted and non-overlapping, as
+        ``history_codec`` stores them; unchanged spans are left out, so no change is ``[]``.
+        """
+        ops: list[tuple[int, int, str]] = []
+        shift = 0
+        for replacement in self.replacements:
+            old_text = self.text[replacement.start : replacement.end]
+            if old_text != replacement.new_text:
+                ops.append((replacement.start + shift, len(replacement.new_text), old_text))
+            shift += len(replacement.new_text) - len(old_text)
+        return ops
+
+    def diff(self, *, context: int = 3, max_chars: int = 20_000) -> tuple[str, bool]:
+        """The unified diff of the change (see ``unified_diff``), from the known spans."""
+        return unified_diff(
+            self.text, self.new_content, context=context, max_chars=max_chars, spans=self.spans
+        )
+
+
+def plan_edits(text: str, edits: Sequence[Edit]) -> EditPlan:
+    """Match every edit against the ORIGINAL ``text`` (SPEC §4.3) and plan applying them all.
+
+    Each edit is matched by progressive matching:
+
+    1. ``exact``: non-overlapping verbatim occurrences.
+    2. ``whitespace_normalized``: both sides compared with trailing spaces/tabs and the ``"\\r"``
+       of CRLF stripped from every line; the match is mapped back to the original text (see
+       ``_map_normalized``).
+    3. ``indentation_relative``: whole lines equal up to one uniform shift of leading
+       indentation (a prefix the agent stripped, added or swapped, e.g. tab for 4 spaces);
+       ``new_str`` is re-indented by the same shift (see ``_reindent``), per match.
+
+    The first level that finds anything decides. There an edit needs exactly one match
+    (else ``MultipleMatches``) unless ``replace_all``, which takes every non-overlapping match.
+    No match at any level raises ``NoMatch``; both carry the failing ``edit_index``. A
+    whitespace-only ``old_str`` only matches exactly. Spans of different edits must not overlap
+    (``OverlappingEdits``). Raises ``ValueError`` for no edits, more than ``MAX_EDITS`` or an
+    empty ``old_str``.
+
+    Cost: an exact edit is a few C scans of the text; the looser levels prepare line views of
+    the text once for all edits, and every level is linear in the text (see level 3's notes).
+    """
+    if not edits:
+        raise ValueError("edits must hold at least one edit")
+    if len(edits) > MAX_EDITS:
+        raise ValueError(f"edits must hold at most {MAX_EDITS} edits")
+    for index, edit in enumerate(edits):
+        if not edit.old_str:
+            raise ValueError(f"old_str must not be empty (edit {index})")
+    document = _Document(text)
+    results: list[EditResult] = []
+    replacements: list[Replacement] = []
+    for index, edit in enumerate(edits):
+        try:
+            match_type, found = _match(document, edit.old_str, edit.replace_all)
+        except (NoMatch, MultipleMatches) as exc:
+            exc.edit_index = index
+            raise
+        results.append(EditResult(match_type, found.spans[0].line, found.total))
+        replacements.extend(_replacements(match_type, found, edit.new_str, index))
+    replacements.sort(key=lambda r: (r.start, r.end))
+    _check_overlaps(replacements)
+    return EditPlan(text, tuple(results), tuple(replacements))
+
+
+def find_replacement(text: str, old_str: str, new_str: str) -> Replacement:
+    """Locate the unique match of ``old_str`` in ``text`` (one edit of ``plan_edits``).
+
+    One match gives a ``Replacement``; several raise ``MultipleMatches``; none at all raise
+    ``NoMatch`` (both with ``edit_index`` 0). Raises ``ValueError`` for an empty ``old_str``.
+    """
+    return plan_edits(text, [Edit(old_str, new_str)]).replacements[0]
+
+
+def replace_all(text: str, old_str: str, new_str: str) -> EditPlan:
+    """Plan replacing every non-overlapping match of ``old_str`` at the first level with any.
+
+    ``results[0].replacements`` is the count; raises ``NoMatch`` as ``plan_edits`` does.
+    """
+    return plan_edits(text, [Edit(old_str, new_str, replace_all=True)])
+
+
+def _match(document: _Document, old_str: str, every: bool) -> tuple[str, _Found]:
+    """The first level finding ``old_str`` and its matches: all when ``every``, else exactly one.
+
+    Without ``every`` only the first ``MAX_REPORTED_MATCHES`` spans are located (the rest are
+    counted) and several matches raise ``MultipleMatches``.
+    """
+    limit = None if every else MAX_REPORTED_MATCHES
+    text = document.text
+    match_type, found = EXACT, _exact(text, old_str, limit)
+    if not found.total and not old_str.strip():
+        raise NoMatch()
+    if not found.total and _longest_line(old_str) in text:
+        # else neither loose level can match: skip their setup
+        match_type, found = WHITESPACE_NORMALIZED, _whitespace_normalized(document, old_str, limit)
+        if not found.total:
+            match_type, found = (
+                INDENTATION_RELATIVE,
+                _indentation_relative(document, old_str, limit),
+            )
+    if not found.total:
+        raise _no_match(document, old_str)
+    if found.total > 1 and not every:
+        raise _multiple_matches(text, match_type, found)
+    return match_type, found
+
+
+def _multiple_matches(text: str, match_type: str, found: _Found) -> MultipleMatches:
+    matches = [
+        TextMatch(
+            span.line,
+            _context(text, span.start, span.end, MATCH_CONTEXT_LINES, MATCH_CONTEXT_CHARS),
+        )
+        for span in found.spans
+    ]
+    return MultipleMatches(match_type=match_type, matches=matches, total=found.total)
+
+
+def _replacements(match_type: str, found: _Found, new_str: str, index: int) -> list[Replacement]:
+    """One ``Replacement`` per span; level 3 re-indents ``new_str`` once per distinct shift."""
+    reindented: dict[_Shift, str] = {}
+    replacements = []
+    for span in found.spans:
+        new_text = new_str
+        if span.indent is not None:
+            new_text = reindented.get(span.indent) or reindented.setdefault(
+                span.indent, _reindent(new_str, span.indent)
+            )
+        replacements.append(
+            Replacement(match_type, span.start, span.end, span.line, new_text, index)
+        )
+    return replacements
+
+
+def _check_overlaps(replacements: list[Replacement]) -> None:
+    """Raise ``OverlappingEdits`` for the first two spans (sorted by start) that overlap.
+
+    Spans of one edit never overlap, so a clash is always between two edits.
+    """
+    reach: Replacement | None = None  # the span reaching furthest so far
+    for current in replacements:
+        if reach is not None and current.start < reach.end:
+            first, second = sorted((reach, current), key=lambda r: r.edit_index)
+            raise OverlappingEdits(
+                edit_indexes=[first.edit_index, second.edit_index],
+                lines=[first.line, second.line],
+            )
+        if reach is None or current.end > reach.end:
+            reach = current
+
+
+def _longest_line(old_str: str) -> str:
+    """``old_str``'s longest line without surrounding whitespace.
+
+    Levels 2 and 3 only ignore whitespace at line ends, so whatever they match contains this
+    verbatim: one ``str.find`` rules them out for text that was never there.
+    """
+    return max((line.strip(_TRAILING_WS) for line in old_str.split("\n")), key=len)
 
 
 @dataclass(frozen=True)
@@ -344,7 +613,7 @@ class _Span:
 
 @dataclass(frozen=True)
 class _Found:
-    """A level's outcome: the first matches (at most the reported maximum) and the total."""
+    """A level's outcome: the matches located (all, or the first few) and the total."""
 
     spans: list[_Span]
     total: int
@@ -353,72 +622,12 @@ class _Found:
 _NOTHING = _Found([], 0)
 
 
-def find_replacement(text: str, old_str: str, new_str: str) -> Replacement:
-    """Locate the unique match of ``old_str`` in ``text`` by progressive matching (SPEC §4.3).
-
-    Levels, stopping at the first one that finds anything:
-
-    1. ``exact``: non-overlapping verbatim occurrences.
-    2. ``whitespace_normalized``: both sides compared with trailing spaces/tabs and the ``"\\r"``
-       of CRLF stripped from every line; the match is mapped back to the original text (see
-       ``_map_normalized``).
-    3. ``indentation_relative``: whole lines equal up to one uniform shift of leading
-       indentation (a prefix the agent stripped, added or swapped, e.g. tab for 4 spaces);
-       ``new_str`` is re-indented by the same shift (see ``_reindent``).
-
-    One match gives a ``Replacement``; several raise ``MultipleMatches``; none at all raise
-    ``NoMatch``. ``new_str`` is otherwise inserted verbatim. A whitespace-only ``old_str`` only
-    matches exactly. Raises ``ValueError`` for an empty ``old_str``.
-    """
-    if not old_str:
-        raise ValueError("old_str must not be empty")
-    found = _exact(text, old_str)
-    if found.total:
-        return _conclude(text, EXACT, found, new_str)
-    if not old_str.strip():
-        raise NoMatch()
-    document = _Document(text)
-    if _longest_line(old_str) in text:  # else neither loose level can match: skip their setup
-        found = _whitespace_normalized(document, old_str)
-        if found.total:
-            return _conclude(text, WHITESPACE_NORMALIZED, found, new_str)
-        found = _indentation_relative(document, old_str)
-        if found.total:
-            return _conclude(text, INDENTATION_RELATIVE, found, new_str)
-    raise _no_match(document, old_str)
-
-
-def _longest_line(old_str: str) -> str:
-    """``old_str``'s longest line without surrounding whitespace.
-
-    Levels 2 and 3 only ignore whitespace at line ends, so whatever they match contains this
-    verbatim: one ``str.find`` rules them out for text that was never there.
-    """
-    return max((line.strip(_TRAILING_WS) for line in old_str.split("\n")), key=len)
-
-
-def _conclude(text: str, match_type: str, found: _Found, new_str: str) -> Replacement:
-    """The replacement for a level's single match, or ``MultipleMatches``."""
-    if found.total > 1:
-        matches = [
-            TextMatch(
-                span.line,
-                _context(text, span.start, span.end, MATCH_CONTEXT_LINES, MATCH_CONTEXT_CHARS),
-            )
-            for span in found.spans
-        ]
-        raise MultipleMatches(match_type=match_type, matches=matches, total=found.total)
-    span = found.spans[0]
-    new_text = new_str if span.indent is None else _reindent(new_str, span.indent)
-    return Replacement(match_type, span.start, span.end, span.line, new_text)
-
-
-def _exact(text: str, old_str: str) -> _Found:
-    """Level 1: ``str.count`` gives the total; only the reported matches are located."""
+def _exact(text: str, old_str: str, limit: int | None) -> _Found:
+    """Level 1: ``str.count`` gives the total; only the first ``limit`` matches are located."""
     total = text.count(old_str)
     spans: list[_Span] = []
     line, previous, start = 1, 0, -len(old_str)
-    for _ in range(min(total, MAX_REPORTED_MATCHES)):
+    for _ in range(total if limit is None else min(total, limit)):
         start = text.find(old_str, start + len(old_str))
         line += text.count("\n", previous, start)
         previous = start
@@ -431,22 +640,35 @@ class _Document:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = text.split("\n")
         self.line_start = _LineStarts(text)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
 
     @cached_property
     def normalized_lines(self) -> list[str]:
         """Every line without trailing spaces, tabs or carriage return."""
-        return [line.rstrip(_TRAILING_WS) for line in self.lines]
+        if self.is_normalized:
+            return self.lines
+        return list(map(str.rstrip, self.lines, repeat(_TRAILING_WS)))
 
     @cached_property
     def normalized_text(self) -> str:
-        return "\n".join(self.normalized_lines)
+        return self.text if self.is_normalized else "\n".join(self.normalized_lines)
+
+    @cached_property
+    def is_normalized(self) -> bool:
+        """Whether no line ends in whitespace: then level 2's views are the text's own (cheap)."""
+        text = self.text
+        return not (
+            text.endswith((" ", "\t", "\r")) or any(end in text for end in (" \n", "\t\n", "\r\n"))
+        )
 
     @cached_property
     def unindented_lines(self) -> list[str]:
         """The normalized lines without indentation: the contents level 3 compares."""
-        return [line.lstrip(_INDENT_WS) for line in self.normalized_lines]
+        return list(map(str.lstrip, self.normalized_lines, repeat(_INDENT_WS)))
 
     @cached_property
     def line_wrapped_unindented(self) -> str:
@@ -456,16 +678,12 @@ class _Document:
     @cached_property
     def stripped_lines(self) -> list[str]:
         """Every line without surrounding spaces, tabs or CR: what the no-match hint compares."""
-        return [line.strip(_TRAILING_WS) for line in self.lines]
+        return list(map(str.strip, self.lines, repeat(_TRAILING_WS)))
 
     @cached_property
-    def shift_tokens(self) -> tuple[list[str], list[int]]:
-        """Level 3's fallback view: one token per line plus links (see ``_shift_tokens``)."""
-        pairs = (
-            (line[: len(line) - len(content)], content)
-            for line, content in zip(self.normalized_lines, self.unindented_lines, strict=True)
-        )
-        return _shift_tokens(pairs)
+    def token_text(self) -> str:
+        """Level 3's fallback view: its tokens between newlines (see ``_shift_tokens``)."""
+        return _token_text(self.normalized_lines, self.unindented_lines)
 
     def line_content_end(self, index: int) -> int:
         """Offset of the end of line ``index``, past trailing whitespace but before a CR."""
@@ -478,7 +696,7 @@ def _normalize(text: str) -> str:
     return "\n".join(line.rstrip(_TRAILING_WS) for line in text.split("\n"))
 
 
-def _whitespace_normalized(document: _Document, old_str: str) -> _Found:
+def _whitespace_normalized(document: _Document, old_str: str, limit: int | None) -> _Found:
     """Level 2: search the normalized ``old_str`` in the normalized text."""
     needle = _normalize(old_str)
     haystack = document.normalized_text
@@ -487,7 +705,7 @@ def _whitespace_normalized(document: _Document, old_str: str) -> _Found:
     total = haystack.count(needle)
     spans: list[_Span] = []
     index, previous, start = 0, 0, -len(needle)
-    for _ in range(min(total, MAX_REPORTED_MATCHES)):
+    for _ in range(total if limit is None else min(total, limit)):
         start = haystack.find(needle, start + len(needle))
         index += haystack.count("\n", previous, start)
         previous = start
@@ -547,12 +765,15 @@ def _common_prefix_length(prefix: str, text: str, offset: int) -> int:
 # shift of indentation explains every non-blank line. Candidates come from one str.find of the
 # unindented old_str among the unindented text lines; checking each costs O(lines of old_str). A
 # periodic old_str (many identical lines) can produce a candidate on nearly every line, so after
-# a work budget the search switches to a linear token scan (KMP over per-line tokens) that gives
-# the same answer.
+# a work budget the search switches to a token scan that gives the same answer in linear time:
+# one string of per-line tokens, searched in C (str.find, or the regex engine's KMP prefix scan).
+# The scan never holds a Python object per token beyond the text's own line lists.
 
 # Work allowed for direct checks, per line of text (plus old_str): beyond it, tokens are cheaper.
-_DIRECT_WORK_FACTOR = 4
-_LINK, _CONTENT = "\x1e", "\x1f"
+_DIRECT_WORK_FACTOR = 1
+# A link token starts with a space, which no content token (an unindented line) can; the two
+# indentations inside it are split by a character that is never indentation.
+_LINK, _LINK_SPLIT = " ", "\x1e"
 
 
 @dataclass(frozen=True)
@@ -617,10 +838,21 @@ class _Block:
         return [index for index, content in enumerate(self.contents) if content]
 
     @cached_property
-    def tokens(self) -> list[str]:
-        """The token pattern (see ``_shift_tokens``) without the trailing blank lines."""
-        tokens = _shift_tokens(zip(self.indents, self.contents, strict=True))[0]
-        return tokens[: len(tokens) - self.trailing_blanks]
+    def token_pattern(self) -> re.Pattern[str] | str:
+        """What ``_token_blocks`` searches: the block's tokens between newlines.
+
+        Trailing blank lines follow the block's last content after the link to the next content
+        line (outside the block), so they need a pattern; without them a plain string does.
+        """
+        lines = [
+            indent + content for indent, content in zip(self.indents, self.contents, strict=True)
+        ]
+        tokens = _token_text(lines, self.contents)
+        needle = tokens[: len(tokens) - self.trailing_blanks]  # one newline per trailing blank
+        if not self.trailing_blanks:
+            return needle
+        link = f"(?:{re.escape(_LINK)}[^\n]*\n)?"
+        return re.compile(re.escape(needle) + link + "\n" * self.trailing_blanks)
 
     @property
     def trailing_blanks(self) -> int:
@@ -630,9 +862,10 @@ class _Block:
 class _Blocks:
     """Collects level-3 matches: non-overlapping, left to right, the first few with spans."""
 
-    def __init__(self, document: _Document, block: _Block) -> None:
+    def __init__(self, document: _Document, block: _Block, limit: int | None) -> None:
         self.document = document
         self.block = block
+        self.limit = limit
         self.spans: list[_Span] = []
         self.total = 0
         self.next_free = 0  # first line a further match may start on
@@ -645,7 +878,7 @@ class _Blocks:
             return False
         self.total += 1
         self.next_free = last + 1
-        if len(self.spans) < MAX_REPORTED_MATCHES:
+        if self.limit is None or len(self.spans) < self.limit:
             self.spans.append(self._span(index, last))
         return True
 
@@ -666,14 +899,14 @@ class _Blocks:
         return _Found(self.spans, self.total)
 
 
-def _indentation_relative(document: _Document, old_str: str) -> _Found:
+def _indentation_relative(document: _Document, old_str: str, limit: int | None) -> _Found:
     """Level 3: whole lines equal to ``old_str``'s up to one uniform shift of indentation."""
     block = _Block.parse(old_str)
-    found = _direct_blocks(document, block)
-    return found if found is not None else _token_blocks(document, block)
+    found = _direct_blocks(document, block, limit)
+    return found if found is not None else _token_blocks(document, block, limit)
 
 
-def _direct_blocks(document: _Document, block: _Block) -> _Found | None:
+def _direct_blocks(document: _Document, block: _Block, limit: int | None) -> _Found | None:
     """Find content candidates with ``str.find`` and check each one's indentation.
 
     Returns None when the work budget runs out, which only a periodic ``old_str`` causes: an
@@ -682,7 +915,9 @@ def _direct_blocks(document: _Document, block: _Block) -> _Found | None:
     haystack = document.line_wrapped_unindented
     needle = "\n" + "\n".join(block.contents) + "\n"  # newlines on both sides: whole lines only
     budget = _DIRECT_WORK_FACTOR * (len(document.lines) + len(block.contents))
-    blocks = _Blocks(document, block)
+    if 2 * haystack.count(needle) * len(block.contents) > budget:
+        return None  # non-overlapping occurrences alone spend half the budget: a periodic block
+    blocks = _Blocks(document, block, limit)
     index = previous = 0
     start = haystack.find(needle)
     while start >= 0:
@@ -710,83 +945,99 @@ def _fits_one_shift(block: _Block, lines: list[str], index: int) -> bool:
     return True
 
 
-def _token_blocks(document: _Document, block: _Block) -> _Found:
-    """The same matches as ``_direct_blocks`` in linear time, by KMP over line tokens.
+def _token_blocks(document: _Document, block: _Block, limit: int | None) -> _Found:
+    """The same matches as ``_direct_blocks`` in linear time, by searching line tokens.
 
-    Equal token sequences mean equal contents and equal "links" between consecutive non-blank
+    Equal token runs mean equal contents and equal "links" between consecutive non-blank
     lines, and equal links are exactly what one uniform shift needs (see ``_shift_tokens``).
-    Trailing blank lines of ``old_str`` are checked after the scan, walking only blank lines.
+    A hit's line is the number of non-link tokens before it, counted in C between hits.
     """
-    tokens, origins = document.shift_tokens
-    blocks = _Blocks(document, block)
-    contents = document.unindented_lines
-    for position in _kmp_occurrences(block.tokens, tokens):
-        last_content = origins[position + len(block.tokens) - 1]
-        trailing = range(last_content + 1, last_content + 1 + block.trailing_blanks)
-        if trailing.stop <= len(contents) and not any(contents[line] for line in trailing):
-            blocks.accept(origins[position])
+    haystack = document.token_text
+    pattern = block.token_pattern
+    blocks = _Blocks(document, block, limit)
+    index, previous = 0, 0
+    hit = _next_token_hit(pattern, haystack, 0)
+    while hit is not None:
+        start, end = hit
+        index += haystack.count("\n", previous, start) - haystack.count(
+            "\n" + _LINK, previous, start
+        )
+        previous = start
+        # the newline ending a hit starts the next block's tokens
+        hit = _next_token_hit(pattern, haystack, end - 1 if blocks.accept(index) else start + 1)
     return blocks.found()
 
 
-def _shift_tokens(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[int]]:
-    """Tokens for (indentation, content) lines and the line each token stands for (-1: none).
+def _next_token_hit(
+    pattern: re.Pattern[str] | str, haystack: str, position: int
+) -> tuple[int, int] | None:
+    if isinstance(pattern, str):
+        start = haystack.find(pattern, position)
+        return None if start < 0 else (start, start + len(pattern))
+    match = pattern.search(haystack, position)
+    return None if match is None else match.span()
 
-    A non-blank line is ``_CONTENT + content`` and a blank line ``""``. Between two non-blank
-    lines sits a link token, before the blank lines between them: both indentations without
-    their longest common prefix. Two blocks with equal contents have equal links iff one
+
+def _token_text(lines: list[str], contents: list[str]) -> str:
+    """The tokens of ``lines`` (normalized) with ``contents`` (unindented), between newlines.
+
+    A non-blank line is its content and a blank line ``""``. Between two non-blank lines sits a
+    link token, before the blank lines between them: both indentations without their longest
+    common prefix (see ``_link``). Two blocks with equal contents have equal links iff one
     uniform prefix shift maps one onto the other (the common prefix absorbs the shift). A
     block's first non-blank line has its link outside the block (placed before its leading
     blank lines), so a block's tokens are one contiguous run.
+
+    This runs over every line of a 10 MB text, so it is built from C-level ``map``s and slice
+    assignments, without a tuple per line: each distinct link string is made once and shared.
     """
-    tokens: list[str] = []
-    origins: list[int] = []
-    previous: str | None = None
-    blanks: list[int] = []
-    for index, (indent, content) in enumerate(pairs):
-        if not content:
-            blanks.append(index)
-            continue
-        if previous is not None:
-            tokens.append(_link(previous, indent))
-            origins.append(-1)
-        tokens.extend("" for _ in blanks)
-        origins.extend(blanks)
-        tokens.append(_CONTENT + content)
-        origins.append(index)
-        previous, blanks = indent, []
-    tokens.extend("" for _ in blanks)
-    origins.extend(blanks)
-    return tokens, origins
+    total = len(contents)
+    nonblank: list[int] | None = None
+    if "" in contents:
+        nonblank = list(compress(range(total), contents))
+        if not nonblank:
+            return "\n" * (total + 1)
+        lines, contents = list(compress(lines, contents)), list(compress(contents, contents))
+    indents = list(map(str.removesuffix, lines, contents))
+    tokens = [""] * (2 * len(contents) - 1)
+    tokens[::2] = contents
+    tokens[1::2] = map(getitem, map(_Links().__getitem__, indents), indents[1:])
+    if nonblank is None:
+        return "\n" + "\n".join(tokens) + "\n"
+    for gap in compress(range(len(nonblank) - 1), map(sub, nonblank[1:], nonblank[:-1])):
+        blanks = nonblank[gap + 1] - nonblank[gap] - 1
+        if blanks:
+            tokens[2 * gap + 1] += "\n" * blanks  # the blank tokens after the link
+    leading, trailing = nonblank[0], total - 1 - nonblank[-1]
+    return "\n" * (leading + 1) + "\n".join(tokens) + "\n" * (trailing + 1)
+
+
+class _Links(dict[str, "_LinksFrom"]):
+    """Link tokens by indentation, then next indentation: ``links[a][b]``, made on first use.
+
+    Two dict lookups per line in C; a tuple key per line would feed the garbage collector.
+    """
+
+    def __missing__(self, previous: str) -> _LinksFrom:
+        found = self[previous] = _LinksFrom(previous)
+        return found
+
+
+class _LinksFrom(dict[str, str]):
+    def __init__(self, previous: str) -> None:
+        super().__init__()
+        self.previous = previous
+
+    def __missing__(self, indent: str) -> str:
+        link = self[indent] = _link(self.previous, indent)
+        return link
 
 
 def _link(previous: str, indent: str) -> str:
-    if previous == indent:
-        return _LINK + _LINK
     shared = 0
     while shared < min(len(previous), len(indent)) and previous[shared] == indent[shared]:
         shared += 1
-    return _LINK + previous[shared:] + _LINK + indent[shared:]
-
-
-def _kmp_occurrences(pattern: list[str], tokens: list[str]) -> Iterator[int]:
-    """Start of every (overlapping) occurrence of ``pattern`` in ``tokens``, in linear time."""
-    failure = [0] * len(pattern)
-    matched = 0
-    for position in range(1, len(pattern)):
-        while matched and pattern[position] != pattern[matched]:
-            matched = failure[matched - 1]
-        if pattern[position] == pattern[matched]:
-            matched += 1
-        failure[position] = matched
-    matched = 0
-    for position, token in enumerate(tokens):
-        while matched and token != pattern[matched]:
-            matched = failure[matched - 1]
-        if token == pattern[matched]:
-            matched += 1
-        if matched == len(pattern):
-            yield position - matched + 1
-            matched = failure[matched - 1]
+    return _LINK + previous[shared:] + _LINK_SPLIT + indent[shared:]
 
 
 def _reindent(new_str: str, shift: _Shift) -> str:
@@ -831,3 +1082,194 @@ def _line_prefixes(lines: list[str]) -> list[str]:
     if max(map(len, lines)) <= _CLOSEST_COMPARE_CHARS:
         return lines
     return [line[:_CLOSEST_COMPARE_CHARS] for line in lines]
+
+
+# --- unified diff for dry runs ------------------------------------------------------------------
+
+# Above this many lines in a hunk's window, difflib's matching (quadratic at worst) is skipped:
+# the window is shown as its common lines around one removed and one added run.
+_DIFF_WINDOW_LINES = 2_000
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+
+
+def unified_diff(
+    old: str,
+    new: str,
+    *,
+    context: int = 3,
+    max_chars: int = 20_000,
+    spans: Sequence[tuple[int, int, str]] | None = None,
+) -> tuple[str, bool]:
+    """A unified diff from ``old`` to ``new`` and whether it was cut at ``max_chars``.
+
+    ``spans`` are the ``(start, end, new_text)`` changes of ``old`` that make ``new`` (sorted,
+    non-overlapping; ``EditPlan.spans``); without them the one region between the common
+    prefix and suffix is used. difflib only sees each changed region's lines plus ``context``
+    lines around it (regions closer than that share a hunk), and the hunk headers carry the
+    lines' numbers in the whole texts. So a small change in a 100 000-line text costs a few
+    C scans. An unchanged text gives ``("", False)``.
+    """
+    if spans is None:
+        spans = _changed_region(old, new)
+    writer = _DiffWriter(max_chars)
+    for window in _diff_windows(old, spans, context):
+        for line in _window_hunks(window, context):
+            if not writer.add(line):
+                return writer.text(), True
+    return writer.text(), False
+
+
+@dataclass(frozen=True)
+class _DiffWindow:
+    """Whole lines of both texts around a group of changes, and their first line numbers."""
+
+    old_lines: list[str]
+    new_lines: list[str]
+    old_first: int  # 0-based line index in the old text
+    new_first: int
+
+
+class _DiffWriter:
+    def __init__(self, max_chars: int) -> None:
+        self.room = max_chars
+        self.pieces: list[str] = []
+
+    def add(self, piece: str) -> bool:
+        """Append ``piece`` or as much as fits; False once something had to be cut."""
+        if not self.pieces:
+            piece = "--- before\n+++ after\n" + piece
+        self.pieces.append(piece[: self.room])
+        self.room -= len(piece)
+        return self.room >= 0
+
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+def _changed_region(old: str, new: str) -> list[tuple[int, int, str]]:
+    if old == new:
+        return []
+    prefix = _shared_prefix(old, new)
+    suffix = _shared_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    return [(prefix, len(old) - suffix, new[prefix : len(new) - suffix])]
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, compared in doubling chunks then halved (C-speed)."""
+    limit, done, step = min(len(a), len(b)), 0, 256
+    while step:
+        stop = min(done + step, limit)
+        if done < limit and a[done:stop] == b[done:stop]:
+            done, step = stop, step * 2
+        else:
+            step //= 2
+        if done == limit:
+            break
+    return done
+
+
+def _diff_windows(
+    old: str, spans: Sequence[tuple[int, int, str]], context: int
+) -> Iterator[_DiffWindow]:
+    """Group the changes whose ``context`` lines touch; yield each group's window of lines."""
+    lines_before = _LineCounter(old)
+    new_shift = 0  # lines the earlier groups added to the new text
+    group: list[tuple[int, int, str]] = []
+    last_line = -1
+    for start, end, new_text in spans:
+        if old[start:end] == new_text:
+            continue
+        first = lines_before(start)
+        if group and first - context > last_line + context + 1:
+            window = _window(old, group, context, new_shift)
+            new_shift += len(window.new_lines) - len(window.old_lines)
+            yield window
+            group = []
+        group.append((start, end, new_text))
+        # the line after a replaced newline joins the change unless new_text ends one too;
+        # taking it always only widens the window, and difflib trims surplus context
+        last_line = lines_before(end)
+    if group:
+        yield _window(old, group, context, new_shift)
+
+
+def _window(
+    old: str, group: list[tuple[int, int, str]], context: int, new_shift: int
+) -> _DiffWindow:
+    low = _lines_back(old, group[0][0], context, 0)
+    high = _lines_forward(old, group[-1][1], context, len(old))
+    high += high < len(old)  # take the last line's newline
+    pieces = [old[low : group[0][0]]]
+    for (_, end, new_text), following in zip(group, [*group[1:], (high, high, "")], strict=True):
+        pieces += (new_text, old[end : following[0]])
+    old_first = old.count("\n", 0, low)
+    return _DiffWindow(
+        _split_lines(old[low:high]), _split_lines("".join(pieces)), old_first, old_first + new_shift
+    )
+
+
+class _LineCounter:
+    """0-based line index of ascending offsets, counting newlines only since the last one."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.offset, self.line = text, 0, 0
+
+    def __call__(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines keeping their ``"\\n"`` (difflib's form); only ``"\\n"`` ends a line."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+def _window_hunks(window: _DiffWindow, context: int) -> Iterator[str]:
+    """The hunks of one window, as text, numbered in the whole texts."""
+    a, b = window.old_lines, window.new_lines
+    if len(a) + len(b) > _DIFF_WINDOW_LINES:
+        groups = [_plain_group(a, b)]
+    else:
+        groups = list(
+            difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context)
+        )
+    for group in groups:
+        first, last = group[0], group[-1]
+        old_range = _hunk_range(window.old_first + first[1], last[2] - first[1])
+        new_range = _hunk_range(window.new_first + first[3], last[4] - first[3])
+        yield f"@@ -{old_range} +{new_range} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (_diff_line(" ", line) for line in a[i1:i2])
+                continue
+            yield from (_diff_line("-", line) for line in a[i1:i2])
+            yield from (_diff_line("+", line) for line in b[j1:j2])
+
+
+def _plain_group(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """One hunk for a big window: the shared first and last lines around one replace."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return [
+        ("equal", 0, head, 0, head),
+        ("replace", head, len(a) - tail, head, len(b) - tail),
+        ("equal", len(a) - tail, len(a), len(b) - tail, len(b)),
+    ]
+
+
+def _hunk_range(first: int, length: int) -> str:
+    """``start,length`` as ``diff -u`` writes it (1-based; an empty range names the line before)."""
+    if length == 1:
+        return str(first + 1)
+    return f"{first + 1 if length else first},{length}"
+
+
+def _diff_line(mark: str, line: str) -> str:
+    return mark + line if line.endswith("\n") else mark + line + _NO_NEWLINE
