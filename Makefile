@@ -32,6 +32,8 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy tiddly content prompts mcp_bridge
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .
