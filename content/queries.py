@@ -120,7 +120,7 @@ def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
     views = Q()
     for view in params.views:
         views |= state_q(view, now)
-    qs = owned(owner, model).filter(views)
+    qs: QuerySet = owned(owner, model).filter(views)
     if params.tags:
         qs = qs.filter(pk__in=_tagged_ids(model, params.tags, params.tag_match))
     if params.q:
@@ -133,7 +133,7 @@ def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
 def _tagged_ids(model: type[Item], tags: list[str], tag_match: str) -> QuerySet:
     through = model.tags.through
     item_col = f"{model._meta.model_name}_id"
-    links = through.objects.filter(tag__name__in=tags).values(item_col)
+    links = through._default_manager.filter(tag__name__in=tags).values(item_col)
     if tag_match == "any":
         return links
     return (
@@ -267,8 +267,8 @@ def tag_counts(owner: Any, *, include_inactive: bool) -> list[dict[str, Any]]:
 def _active_count(model: type[Item], active: Q) -> Subquery:
     through = model.tags.through
     links = (
-        through.objects.filter(tag_id=OuterRef("pk"))
-        .filter(_prefix_q(active, model._meta.model_name))
+        through._default_manager.filter(tag_id=OuterRef("pk"))
+        .filter(_prefix_q(active, str(model._meta.model_name)))
         .order_by()
         .values("tag_id")
         .annotate(c=Count("*"))
@@ -280,7 +280,7 @@ def _active_count(model: type[Item], active: Q) -> Subquery:
 def _prefix_q(q: Q, prefix: str) -> Q:
     """Re-root a Q on a relation (``deleted_at`` -> ``note__deleted_at``)."""
     children = [
-        _prefix_q(child, prefix) if isinstance(child, Q) else (f"{prefix}__{child[0]}", child[1])
+        _prefix_q(child, prefix) if isinstance(child, Q) else (f"{prefix}__{child[0]}", child[1])  # type: ignore[index]  # a Q's leaves are (lookup, value) pairs
         for child in q.children
     ]
     return Q(*children, _connector=q.connector, _negated=q.negated)

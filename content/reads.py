@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 
 from content import editing, history, queries
 from content.models import Item, ItemState, ItemVersion
@@ -22,7 +22,8 @@ from content.representation import dt
 from content.rules import normalize_tags, storable
 from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 
-Owner = AbstractBaseUser | AnonymousUser
+# Items belong to a user (settings.AUTH_USER_MODEL is Django's own).
+Owner = User
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
     found = queries.one(item)
     if found is None:
         raise ref.not_found()
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 # --- lists --------------------------------------------------------------------------------------

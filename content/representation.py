@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 from content.editing import LineWindow, count_lines
 from content.models import Item
@@ -18,6 +18,10 @@ PREVIEW_CHARS = 500
 _WHITESPACE = re.compile(r"\s+")
 
 
+@overload
+def dt(value: datetime) -> str: ...
+@overload
+def dt(value: None) -> None: ...
 def dt(value: datetime | None) -> str | None:
     """ISO 8601 with ``Z`` for UTC, as every timestamp in the API is written."""
     if value is None:

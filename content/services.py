@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar, cast
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -34,6 +34,8 @@ from tiddly.errors import (
 
 __all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
 
+ItemT = TypeVar("ItemT", bound=Item)
+
 
 class ItemFields(TypedDict, total=False):
     """What a create or a partial update may set. Absent keys stay; ``None`` clears.
@@ -50,6 +52,14 @@ class ItemFields(TypedDict, total=False):
     url: str | None
     name: str | None
     arguments: list[dict[str, Any]] | None
+
+
+def item_fields(data: Mapping[str, Any]) -> ItemFields:
+    """Validated request data (a serializer's or a tool's arguments) as ``ItemFields``."""
+    unknown = set(data) - set(ItemFields.__annotations__)
+    if unknown:
+        raise TypeError(f"Not item fields: {sorted(unknown)}")  # a caller's bug, not bad input
+    return cast(ItemFields, dict(data))
 
 
 @dataclass(frozen=True)
@@ -97,7 +107,7 @@ def _locked(owner: Owner, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
 # --- create / update ----------------------------------------------------------------------------
 
 
-def create_item(*, owner: Owner, model: type[Item], data: ItemFields, actor: Actor) -> Item:
+def create_item(*, owner: Owner, model: type[ItemT], data: ItemFields, actor: Actor) -> ItemT:
     now = timezone.now()
     item = model(owner=owner, created_at=now, updated_at=now, last_used_at=now)
     tags = _apply_fields(item, data, creating=True)

@@ -26,7 +26,9 @@ class ToolsetBase:
     source: ClassVar[str]
 
     def _owner(self) -> Owner:
-        return self.request.user  # type: ignore[no-any-return]
+        user = self.request.user
+        assert isinstance(user, Owner)  # the MCP view requires authentication
+        return user
 
     def _actor(self) -> Actor:
         token = getattr(self.request, "auth", None)

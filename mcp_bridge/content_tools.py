@@ -8,7 +8,7 @@ picks the tool: what it does, when to use it rather than its neighbour, and an e
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp_server import MCPToolset
 from pydantic import Field
@@ -204,7 +204,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         item = services.update_item(
             owner=self._owner(),
             ref=_ref(type, id),
-            data=data,  # type: ignore[arg-type]
+            data=services.item_fields(data),
             actor=self._actor(),
             precondition=Precondition(t.aware(expected_updated_at)),
         )
@@ -232,14 +232,14 @@ class ContentTools(ToolsetBase, MCPToolset):
         already saved gives the error url_conflict with existing_id: update that bookmark
         instead. Returns the created bookmark. To write a note use create_note.
         """
-        data = {"url": url, "title": title, "description": description, "content": content}
-        data = {k: v for k, v in data.items() if v is not None}
+        given = {"url": url, "title": title, "description": description, "content": content}
+        data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         if tags is not None:
             data["tags"] = tags
         item = services.create_item(
             owner=self._owner(),
             model=Bookmark,
-            data=data,  # type: ignore[arg-type]
+            data=services.item_fields(data),
             actor=self._actor(),
         )
         return item_data(item)  # type: ignore[return-value]
@@ -258,14 +258,14 @@ class ContentTools(ToolsetBase, MCPToolset):
         Returns the created note, with the id and updated_at to use for later edits. To save a
         web page use create_bookmark.
         """
-        data = {"title": title, "description": description, "content": content}
-        data = {k: v for k, v in data.items() if v is not None}
+        given = {"title": title, "description": description, "content": content}
+        data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         if tags is not None:
             data["tags"] = tags
         item = services.create_item(
             owner=self._owner(),
             model=Note,
-            data=data,  # type: ignore[arg-type]
+            data=services.item_fields(data),
             actor=self._actor(),
         )
         return item_data(item)  # type: ignore[return-value]

@@ -84,7 +84,7 @@ def _list_page(owner: Any, offset: int) -> types.ListPromptsResult:
     total, prompts = queries.list_items(owner, Prompt, params)
     more = offset + len(prompts) < total
     return types.ListPromptsResult(
-        prompts=[_listed(p) for p in prompts],
+        prompts=[_listed(p) for p in prompts if isinstance(p, Prompt)],
         nextCursor=encode_cursor(offset + len(prompts)) if more else None,
     )
 
@@ -121,11 +121,11 @@ async def _guarded(fn: Any, *args: Any) -> Any:
 async def list_prompts(request: types.ListPromptsRequest) -> types.ListPromptsResult:
     cursor = request.params.cursor if request.params else None
     offset = decode_cursor(cursor)
-    return await _guarded(_list_page, _owner(), offset)  # type: ignore[no-any-return]
+    return await _guarded(_list_page, _owner(), offset)
 
 
 async def get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
-    return await _guarded(_render, _owner(), name, arguments)  # type: ignore[no-any-return]
+    return await _guarded(_render, _owner(), name, arguments)
 
 
 def register() -> None:

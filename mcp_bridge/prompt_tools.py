@@ -13,6 +13,7 @@ from mcp_server import MCPToolset
 from pydantic import Field
 
 from content import queries, reads, services
+from content.models import Item
 from content.reads import ItemRef
 from content.representation import dt, metadata_item_data
 from content.services import Precondition
@@ -52,10 +53,10 @@ def _arguments(arguments: list[t.PromptArgumentIn] | None) -> list[dict[str, Any
     return None if arguments is None else [a.model_dump() for a in arguments]
 
 
-def _written(prompt: Prompt, summary: str) -> dict[str, Any]:
+def _written(prompt: Item, summary: str) -> dict[str, Any]:
     return {
         "id": str(prompt.pk),
-        "name": prompt.name,
+        "name": str(prompt),  # a prompt's str is its name
         "updated_at": dt(prompt.updated_at),
         "summary": summary,
     }
@@ -166,7 +167,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         if arguments is not None:
             data["arguments"] = _arguments(arguments)
         prompt = services.create_item(
-            owner=self._owner(), model=Prompt, data=data, actor=self._actor()
+            owner=self._owner(), model=Prompt, data=services.item_fields(data), actor=self._actor()
         )
         return _written(prompt, f"Created prompt '{prompt.name}'.")  # type: ignore[return-value]
 
@@ -209,8 +210,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         what = "" if outcome.changed else ", no changes"
         result = _written(
             prompt,
-            f"Updated prompt '{prompt.name}' (match: {outcome.match_type} at line "
-            f"{outcome.line}{what}).",
+            f"Updated {prompt.label()} (match: {outcome.match_type} at line {outcome.line}{what}).",
         )
         result.update(match_type=outcome.match_type, line=outcome.line)
         return result  # type: ignore[return-value]
@@ -259,12 +259,12 @@ class PromptTools(ToolsetBase, MCPToolset):
         prompt = services.update_item(
             owner=self._owner(),
             ref=_named(name),
-            data=data,
+            data=services.item_fields(data),
             actor=self._actor(),
             precondition=Precondition(t.aware(expected_updated_at)),
         )
         fields = ", ".join("new_name" if k == "name" else k for k in data)
-        return _written(prompt, f"Updated prompt '{prompt.name}': {fields}.")  # type: ignore[return-value]
+        return _written(prompt, f"Updated {prompt.label()}: {fields}.")  # type: ignore[return-value]
 
     def list_tags(self) -> t.TagList:
         """List the user's tags with how many active items (prompts, notes and bookmarks)

@@ -33,7 +33,7 @@ def is_write(request: Request, view: Any) -> bool:
 class _McpThrottle(UserRateThrottle):
     def __init__(self) -> None:
         # DRF binds the rates to the class at import; follow the current settings instead.
-        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]  # stubs type rates as str | None; DRF stores "N/period" strings
         super().__init__()
 
 

@@ -127,7 +127,7 @@ async def _dispatch(server: DjangoMCP, request: Any) -> types.Result:
     result = await handler(request)
     if isinstance(result, types.ErrorData):  # pragma: no cover - handlers raise instead
         raise McpError(result)
-    return result.root  # type: ignore[no-any-return]
+    return result.root
 
 
 def _initialize(server: DjangoMCP, params: types.InitializeRequestParams) -> types.InitializeResult:

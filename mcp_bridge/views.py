@@ -45,7 +45,7 @@ class McpView(MCPServerStreamableHttpView):
         # Throttling is on exactly when the REST API's is (TIDDLY_THROTTLE_ENABLED).
         if not api_settings.DEFAULT_THROTTLE_CLASSES:
             return []
-        return super().get_throttles()  # type: ignore[no-any-return]
+        return super().get_throttles()
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         # The transport checks Accept itself (406 with an MCP message); a GET for an SSE stream

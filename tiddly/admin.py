@@ -45,7 +45,7 @@ class ApiTokenAdmin(OwnedAdmin):
     ordering = ("-created_at",)
     actions = ("delete_selected",)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return (
                 ["owner", "name", "expires_at"]

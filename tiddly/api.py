@@ -73,7 +73,7 @@ class TokenViewSet(viewsets.GenericViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> Any:
-        return ApiToken.objects.filter(owner=self.request.user)
+        return ApiToken.objects.filter(owner_id=self.request.user.pk)
 
     def get_object(self) -> ApiToken:
         token = self.get_queryset().filter(pk=_uuid_or_none(self.kwargs["pk"])).first()

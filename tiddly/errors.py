@@ -18,7 +18,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 
 class TiddlyError(Exception):
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
     code = "error"
 
     def __init__(self, message: str, **extra: Any) -> None:
@@ -99,7 +99,7 @@ class UrlConflict(TiddlyError):
 class StaleItem(TiddlyError):
     """The item changed since the caller loaded it; carries the current state to merge with."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code: int = status.HTTP_409_CONFLICT
     code = "conflict"
 
     def __init__(self, server_state: dict[str, Any], message: str | None = None) -> None:
@@ -169,7 +169,7 @@ def _drf_body(exc: drf.APIException) -> dict[str, Any]:
             "message": "Not found. Check the id or name; it may belong to no item you own.",
         }
     if isinstance(exc, drf.Throttled):
-        wait = exc.wait or 1
+        wait = getattr(exc, "wait", None) or 1
         return {
             "error": "throttled",
             "message": f"Too many requests. Retry in {int(wait + 0.999)} seconds.",

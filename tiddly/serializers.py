@@ -63,7 +63,7 @@ class StringField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
 
 def text(**kwargs: Any) -> serializers.CharField:
@@ -87,7 +87,7 @@ class ErrorOut(serializers.Serializer):
 
     error = serializers.CharField(help_text="Stable machine code, e.g. no_match.")
     message = serializers.CharField(help_text="What went wrong and how to fix the request.")
-    fields = serializers.DictField(required=False)
+    fields = serializers.DictField(required=False)  # type: ignore[assignment]  # a field named like a DRF Field attribute
     suggestion = serializers.CharField(required=False)
     matches = serializers.ListField(child=serializers.DictField(), required=False)
     total_matches = serializers.IntegerField(required=False)

@@ -21,7 +21,7 @@ class _SettingsThrottle(UserRateThrottle):
     """
 
     def __init__(self) -> None:
-        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]  # stubs type rates as str | None; DRF stores "N/period" strings
         super().__init__()
 
     def enabled(self) -> bool:

@@ -35,8 +35,9 @@ class StateFilter(admin.SimpleListFilter):
         now = timezone.now()
         if self.value() == self.SCHEDULED:
             return queryset.filter(deleted_at__isnull=True, archived_at__gt=now)
-        if self.value() in ItemState.values:
-            return queryset.filter(state_q(self.value(), now))
+        value = self.value()
+        if value in ItemState.values:
+            return queryset.filter(state_q(str(value), now))
         return None
 
 
@@ -50,7 +51,7 @@ class TagFilter(admin.SimpleListFilter):
         used = model_admin.model.tags.through.objects.values("tag_id")
         tags = Tag.objects.filter(pk__in=used)
         if not request.user.is_superuser:
-            tags = tags.filter(owner=request.user)
+            tags = tags.filter(owner_id=request.user.pk)
         names = tags.order_by("name").values_list("name", flat=True).distinct()
         return [(name, name) for name in names]
 

@@ -54,7 +54,7 @@ def _differs(current: Any, posted: Any) -> bool:
     return bool(current != posted)
 
 
-def _add_service_error(form: forms.Form, exc: TiddlyError) -> None:
+def _add_service_error(form: forms.BaseForm, exc: TiddlyError) -> None:
     """Put a service error on the form field it is about (the API's message), else on top."""
 
     def add(field: str | None, message: str) -> None:
@@ -116,7 +116,7 @@ class ServiceForm(forms.ModelForm):
 
     def save(self, commit: bool = True) -> Any:
         self.instance = self.run_service()
-        self.save_m2m = lambda: None  # tags were set by the service
+        self.save_m2m = lambda: None  # type: ignore[method-assign]  # tags were set by the service
         return self.instance
 
     @property
@@ -160,8 +160,9 @@ class ItemAdminForm(ServiceForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if "content" in self.fields:
-            self.fields["content"].strip = False  # whitespace is content (indentation, Markdown)
+        content = self.fields.get("content")
+        if isinstance(content, forms.CharField):
+            content.strip = False  # whitespace is content (indentation, Markdown)
         if not self.adding:
             self.initial["tags"] = ", ".join(self.instance.tag_names())
             self.initial["loaded_updated_at"] = self.instance.updated_at.isoformat()
@@ -197,12 +198,14 @@ class ItemAdminForm(ServiceForm):
         model = self._meta.model
         if self.adding:
             owner = self.cleaned_data.get("owner") or self.admin_user
-            services.check_create(owner=owner, model=model, data=self.service_data())  # type: ignore[arg-type]
+            services.check_create(
+                owner=owner, model=model, data=services.item_fields(self.service_data())
+            )
             return
         services.check_update(
             owner=self.instance.owner,
             ref=ItemRef(model, pk=self.instance.pk),
-            data=self._changes(self.service_data()),  # type: ignore[arg-type]
+            data=services.item_fields(self._changes(self.service_data())),
             precondition=self._precondition(),
         )
 
@@ -211,11 +214,13 @@ class ItemAdminForm(ServiceForm):
         data = self.service_data()
         if self.adding:
             owner = self.cleaned_data.get("owner") or self.admin_user
-            return services.create_item(owner=owner, model=model, data=data, actor=ADMIN_ACTOR)  # type: ignore[arg-type]
+            return services.create_item(
+                owner=owner, model=model, data=services.item_fields(data), actor=ADMIN_ACTOR
+            )
         return services.update_item(
             owner=self.instance.owner,
             ref=ItemRef(model, pk=self.instance.pk),
-            data=self._changes(data),  # type: ignore[arg-type]
+            data=services.item_fields(self._changes(data)),
             actor=ADMIN_ACTOR,
             precondition=self._precondition(),
         )

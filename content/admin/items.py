@@ -48,7 +48,7 @@ class ItemAdmin(OwnedAdmin):
     list_filter = (StateFilter, TagFilter)
     list_per_page = 50
     ordering = ("-updated_at",)
-    actions = (
+    actions: tuple[Any, ...] = (
         archive_selected,
         unarchive_selected,
         trash_selected,
@@ -99,7 +99,7 @@ class ItemAdmin(OwnedAdmin):
         form = super().get_form(request, obj, change=change, **kwargs)
         return type(form.__name__, (form,), {"admin_user": request.user})
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, dict]]:
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         main: list[str] = list(self.main_fields)
         if obj is None:
             if request.user.is_superuser:
@@ -160,7 +160,7 @@ class ItemAdmin(OwnedAdmin):
             item_type=self.model.type_name, item_id__in=[i.pk for i in items]
         ).count()
         counts = {self.opts.verbose_name_plural: len(items), "history records": history}
-        return shown, counts, set(), []
+        return shown, counts, set(), []  # type: ignore[return-value]  # SafeStrings are strs
 
     def _change_url(self, obj: Item) -> str:
         return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[obj.pk])

@@ -13,6 +13,7 @@ from content import reads, representation, services
 from content.api import serializers as s
 from content.history import Actor, clean_source
 from content.models import Item
+from content.reads import Owner
 from content.services import Precondition
 from tiddly.models import ApiToken
 from tiddly.serializers import validated
@@ -37,6 +38,12 @@ def actor_for(request: Request, default: str = "api") -> Actor:
         source=clean_source(request.headers.get("X-Request-Source"), default),
         token_prefix=token.prefix if token else None,
     )
+
+
+def owner_of(request: Request) -> Owner:
+    """The signed-in user (every item endpoint requires authentication)."""
+    assert isinstance(request.user, Owner)
+    return request.user
 
 
 def precondition(request: Request, expected_updated_at: Any = None) -> Precondition:

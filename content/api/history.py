@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from content import history, reads, representation, services
 from content.api import serializers as s
-from content.api.common import actor_for, paginated, precondition
+from content.api.common import actor_for, owner_of, paginated, precondition
 from content.models import HistoryAction, Item
 from content.reads import ItemRef
 from tiddly.schema import errors
@@ -40,7 +40,7 @@ class HistoryQuerySerializer(serializers.Serializer):
         required=False,
         help_text="Only these actions (repeatable).",
     )
-    source = serializers.ListField(
+    source = serializers.ListField(  # type: ignore[assignment]  # a field named like a DRF Field attribute
         child=serializers.CharField(),
         required=False,
         help_text="Only these sources, e.g. api, admin, mcp-content (repeatable).",
@@ -78,7 +78,9 @@ class HistoryEntryOut(serializers.Serializer):
     action = serializers.ChoiceField(choices=HistoryAction.values)
     changed_fields = serializers.ListField(child=serializers.CharField())
     metadata = HistoryMetadataOut(help_text="Title, description, tags (and url/name/arguments).")
-    source = serializers.CharField(help_text="api, admin, mcp-content, mcp-prompts or a client's.")
+    source = serializers.CharField(  # type: ignore[assignment]  # named like a DRF Field attribute
+        help_text="api, admin, mcp-content, mcp-prompts or a client's."
+    )
     token_prefix = serializers.CharField(
         allow_null=True, help_text="Display prefix of the API token used."
     )
@@ -179,17 +181,16 @@ def history_schemas(
 # --- the endpoints ------------------------------------------------------------------------------
 
 
-class HistoryActions:
+class HistoryActions(viewsets.GenericViewSet):
     """The history endpoints of an item ViewSet (which provides ``model`` and ``ref()``)."""
 
     model: ClassVar[type[Item]]
-    request: Request
 
     def ref(self) -> ItemRef:  # pragma: no cover - provided by the ViewSet
         raise NotImplementedError
 
     def history_item(self) -> Item:
-        return reads.get_owned_head(self.request.user, self.ref())
+        return reads.get_owned_head(owner_of(self.request), self.ref())
 
     @action(detail=True, methods=["get"], url_path="history")
     def history(self, request: Request, pk: str) -> Response:
@@ -220,7 +221,7 @@ class HistoryActions:
     @action(detail=True, methods=["post"], url_path=f"{VERSION_PATH}/restore")
     def history_restore(self, request: Request, pk: str, version: str) -> Response:
         item = services.restore_version(
-            owner=request.user,
+            owner=owner_of(request),
             ref=self.ref(),
             version=int(version),
             actor=actor_for(request),

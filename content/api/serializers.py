@@ -85,7 +85,7 @@ class LineRangeQuerySerializer(serializers.Serializer):
 
 class WithinItemSearchQuerySerializer(serializers.Serializer):
     q = text(help_text="Literal text to find (not a regex); may span lines.")
-    fields = serializers.CharField(
+    fields = serializers.CharField(  # type: ignore[assignment]  # a field named like a DRF Field attribute
         required=False,
         default="content",
         help_text="Comma list of content,title,description.",
@@ -202,7 +202,7 @@ def page_serializer(item: type[serializers.Serializer], name: str) -> type[seria
             "results": item(many=True),
         },
     )
-    return extend_schema_serializer(many=False)(page)  # type: ignore[no-any-return]
+    return extend_schema_serializer(many=False)(page)
 
 
 class StrReplaceOut(serializers.Serializer):
@@ -218,7 +218,7 @@ class StrReplaceOut(serializers.Serializer):
 class WithinItemMatchOut(serializers.Serializer):
     field = serializers.CharField()
     line = serializers.IntegerField(allow_null=True)
-    context = serializers.CharField()
+    context = serializers.CharField()  # type: ignore[assignment]  # a field named like a DRF Field attribute
 
 
 class WithinItemSearchOut(serializers.Serializer):

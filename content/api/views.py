@@ -26,6 +26,7 @@ from content.api.common import (
     SOURCE,
     actor_for,
     item_response,
+    owner_of,
     paginated,
     precondition,
     str_replace_response,
@@ -130,7 +131,7 @@ def item_schema(
     )
 
 
-class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
+class ItemViewSet(HistoryActions):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
     model: ClassVar[type[Item]]
@@ -140,7 +141,7 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> Any:
-        return queries.owned(self.request.user, self.model)
+        return queries.owned(owner_of(self.request), self.model)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         # Only the browsable API asks (for its raw-data form); without it text/html was a 500.
@@ -150,18 +151,18 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         return ItemRef.by_id(self.model, self.kwargs["pk"])
 
     def load(self) -> Item:
-        return reads.get_owned(self.request.user, self.ref())
+        return reads.get_owned(owner_of(self.request), self.ref())
 
     def list(self, request: Request) -> Response:
         params = reads.list_params(validated(s.ListQuerySerializer, request.query_params))
-        total, items = queries.list_items(request.user, self.model, params)
+        total, items = queries.list_items(owner_of(request), self.model, params)
         listed = [representation.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
 
     def create(self, request: Request) -> Response:
-        data = validated(self.create_serializer, request.data)
+        data = services.item_fields(validated(self.create_serializer, request.data))
         item = services.create_item(
-            owner=request.user, model=self.model, data=data, actor=actor_for(request)
+            owner=owner_of(request), model=self.model, data=data, actor=actor_for(request)
         )
         return item_response(item, request, status_code=status.HTTP_201_CREATED)
 
@@ -170,12 +171,13 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
 
     def partial_update(self, request: Request, pk: str) -> Response:
         data = validated(self.update_serializer, request.data)
+        checked = precondition(request, data.pop("expected_updated_at", None))
         item = services.update_item(
-            owner=request.user,
+            owner=owner_of(request),
             ref=self.ref(),
-            data=data,
+            data=services.item_fields(data),
             actor=actor_for(request),
-            precondition=precondition(request, data.pop("expected_updated_at", None)),
+            precondition=checked,
         )
         return item_response(item, request)
 
@@ -185,33 +187,39 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         )
         ref, actor, checked = self.ref(), actor_for(request), precondition(request)
         if permanent:
-            services.delete_item_permanently(owner=request.user, ref=ref, precondition=checked)
+            services.delete_item_permanently(owner=owner_of(request), ref=ref, precondition=checked)
         else:
-            services.trash_item(owner=request.user, ref=ref, actor=actor, precondition=checked)
+            services.trash_item(owner=owner_of(request), ref=ref, actor=actor, precondition=checked)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str) -> Response:
         validated(s.NoBodySerializer, request.data)
-        item = services.archive_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
+        item = services.archive_item(
+            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
+        )
         return item_response(item, request)
 
     @action(detail=True, methods=["post"])
     def unarchive(self, request: Request, pk: str) -> Response:
         validated(s.NoBodySerializer, request.data)
-        item = services.unarchive_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
+        item = services.unarchive_item(
+            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
+        )
         return item_response(item, request)
 
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, pk: str) -> Response:
         validated(s.NoBodySerializer, request.data)
-        item = services.restore_item(owner=request.user, ref=self.ref(), actor=actor_for(request))
+        item = services.restore_item(
+            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
+        )
         return item_response(item, request)
 
     @action(detail=True, methods=["post"], url_path="track-usage")
     def track_usage(self, request: Request, pk: str) -> Response:
         validated(s.NoBodySerializer, request.data)
-        services.track_usage(owner=request.user, ref=self.ref())
+        services.track_usage(owner=owner_of(request), ref=self.ref())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @action(detail=True, methods=["get"])
@@ -229,13 +237,13 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         old_str, new_str = data.pop("old_str"), data.pop("new_str")
         expected = data.pop("expected_updated_at", None)
         outcome = services.edit_content(
-            owner=request.user,
+            owner=owner_of(request),
             ref=ref,
             old_str=old_str,
             new_str=new_str,
             actor=actor_for(request),
             # Type fields changed with the edit (a prompt's arguments); null there means "keep".
-            also={k: v for k, v in data.items() if v is not None} or None,
+            also=services.item_fields({k: v for k, v in data.items() if v is not None}) or None,
             precondition=precondition(request, expected),
         )
         return str_replace_response(outcome, query["include_updated_entity"])
@@ -276,7 +284,7 @@ class ContentViewSet(viewsets.GenericViewSet):
         data = validated(s.ContentListQuerySerializer, request.query_params)
         params = reads.list_params(data)
         types = list(dict.fromkeys(data.get("type") or item_types.type_names()))
-        total, items = queries.list_content(request.user, types, params)
+        total, items = queries.list_content(owner_of(request), types, params)
         listed = [representation.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
 
@@ -306,26 +314,26 @@ class TagViewSet(viewsets.GenericViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> Any:
-        return Tag.objects.filter(owner=self.request.user)
+        return Tag.objects.filter(owner=owner_of(self.request))
 
     def list(self, request: Request) -> Response:
         include = serializers.BooleanField().to_internal_value(
             request.query_params.get("include_inactive", "false")
         )
-        return Response(queries.tag_counts(request.user, include_inactive=include))
+        return Response(queries.tag_counts(owner_of(request), include_inactive=include))
 
     def partial_update(self, request: Request, name: str) -> Response:
         data = validated(s.TagRenameSerializer, request.data)
         with transaction.atomic():
-            tag = services.rename_tag(owner=request.user, name=name, new_name=data["name"])
+            tag = services.rename_tag(owner=owner_of(request), name=name, new_name=data["name"])
             counts = {
                 t["name"]: t["count"]
-                for t in queries.tag_counts(request.user, include_inactive=True)
+                for t in queries.tag_counts(owner_of(request), include_inactive=True)
             }
         return Response({"name": tag.name, "count": counts.get(tag.name, 0)})
 
     def destroy(self, request: Request, name: str) -> Response:
-        services.delete_tag(owner=request.user, name=name)
+        services.delete_tag(owner=owner_of(request), name=name)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

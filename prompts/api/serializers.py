@@ -17,7 +17,7 @@ from tiddly.serializers import StrictSerializer, StringField, optional_text, tex
 class ArgumentSerializer(StrictSerializer):
     name = StringField(help_text="Variable name used in the template: ^[a-z][a-z0-9_]*$")
     description = optional_text(help_text="What the argument is for (shown to agents).")
-    required = serializers.BooleanField(required=False, default=False)
+    required = serializers.BooleanField(required=False, default=False)  # type: ignore[assignment]  # a field named like a DRF Field attribute
 
 
 class PromptCreateSerializer(ItemWriteSerializer):
@@ -54,7 +54,7 @@ class RenderSerializer(StrictSerializer):
 class ArgumentOut(serializers.Serializer):
     name = serializers.CharField()
     description = serializers.CharField(allow_null=True)
-    required = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]  # a field named like a DRF Field attribute
 
 
 class PromptOut(FullItemOut):

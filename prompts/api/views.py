@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from content import reads, services
-from content.api.common import IF_MATCH, SOURCE, actor_for, item_response, precondition
+from content.api.common import IF_MATCH, SOURCE, actor_for, item_response, owner_of, precondition
 from content.api.serializers import (
     LineRangeQuerySerializer,
     StrReplaceOut,
@@ -58,14 +58,15 @@ class PromptViewSet(ItemViewSet):
     @action(detail=False, methods=["get", "patch"], url_path=r"name/(?P<name>[^/]+)")
     def by_name(self, request: Request, name: str) -> Response:
         if request.method == "GET":
-            return item_response(reads.get_owned(request.user, self.named(name)), request)
+            return item_response(reads.get_owned(owner_of(request), self.named(name)), request)
         data = validated(self.update_serializer, request.data)
+        checked = precondition(request, data.pop("expected_updated_at", None))
         prompt = services.update_item(
-            owner=request.user,
+            owner=owner_of(request),
             ref=self.named(name),
-            data=data,  # type: ignore[arg-type]
+            data=services.item_fields(data),
             actor=actor_for(request),
-            precondition=precondition(request, data.pop("expected_updated_at", None)),
+            precondition=checked,
         )
         return item_response(prompt, request)
 

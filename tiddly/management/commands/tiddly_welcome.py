@@ -22,7 +22,7 @@ class Command(BaseCommand):
         has_admin = get_user_model().objects.filter(is_superuser=True).exists()
         lines = [
             "",
-            f"Tiddly is starting on {base}  (database: {db['ENGINE'].rsplit('.', 1)[-1]} "
+            f"Tiddly is starting on {base}  (database: {str(db['ENGINE']).rsplit('.', 1)[-1]} "
             f"{db['NAME']})",
             f"  Admin:        {base}/admin/",
             f"  REST API:     {base}/api/   (docs: {base}/api/docs/)",
