@@ -27,7 +27,6 @@ from content.history import Actor, clean_source
 from content.models import Bookmark, Item, Note, Tag
 from content.queries import line_window, list_params, parse_pk, within_item_search
 from content.services import ItemRef
-from tiddly.models import ApiToken
 from tiddly.schema import errors
 
 IF_MATCH = OpenApiParameter(
@@ -45,10 +44,9 @@ SOURCE = OpenApiParameter(
 
 
 def actor_for(request: Request, default: str = "api") -> Actor:
-    token = request.auth if isinstance(request.auth, ApiToken) else None
     return Actor(
         source=clean_source(request.headers.get("X-Request-Source"), default),
-        token_prefix=token.prefix if token else None,
+        token_prefix=getattr(request.auth, "token_prefix", None),
     )
 
 
