@@ -185,6 +185,8 @@ def _item_schema(full: type, listed: type, create: type, update: type, label: st
 class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
+    scope_area = "content"  # tiddly.scopes.HasScope: content:read / content:write
+
     model: ClassVar[type[Item]]
     create_serializer: ClassVar[type[serializers.Serializer]]
     update_serializer: ClassVar[type[serializers.Serializer]]

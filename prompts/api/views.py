@@ -31,6 +31,7 @@ NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The pro
     s.PromptOut, s.PromptListItem, s.PromptCreateSerializer, s.PromptUpdateSerializer, "prompt"
 )
 class PromptViewSet(ItemViewSet):
+    scope_area = "prompts"  # tiddly.scopes.HasScope
     model = Prompt
     create_serializer = s.PromptCreateSerializer
     update_serializer = s.PromptUpdateSerializer
