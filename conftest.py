@@ -28,9 +28,11 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     from content.content_cache import contents
+    from tiddly.auth import tokens
 
     cache.clear()
     contents.clear()
+    tokens.clear()
 
 
 def _make_user(username: str) -> Any:

@@ -13,7 +13,6 @@ from content.history import Actor
 from content.models import Item
 from content.reads import Owner
 from tiddly.errors import ValidationFailed
-from tiddly.models import ApiToken
 
 
 class ToolsetBase:
@@ -31,9 +30,8 @@ class ToolsetBase:
         return user
 
     def _actor(self) -> Actor:
-        token = getattr(self.request, "auth", None)
-        prefix = token.prefix if isinstance(token, ApiToken) else None
-        return Actor(source=self.source, token_prefix=prefix)
+        principal = getattr(self.request, "auth", None)
+        return Actor(source=self.source, token_prefix=getattr(principal, "token_prefix", None))
 
 
 def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[str, Any]:

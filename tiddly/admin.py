@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -17,7 +18,27 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tiddly.models import ApiToken
+from tiddly.oauth import admin as oauth_admin  # noqa: F401  (the toolkit's models, per person)
 from tiddly.owned_admin import OwnedAdmin
+from tiddly.scopes import ALL_SCOPES, DESCRIPTIONS, scope_string
+
+
+class ScopesField(forms.MultipleChoiceField):
+    """The space-separated ``scopes`` column as one checkbox per scope."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.pop("max_length", None)
+        kwargs.pop("empty_value", None)
+        choices = [(s, f"{s} — {DESCRIPTIONS[s]}") for s in ALL_SCOPES]
+        super().__init__(choices=choices, **kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+    def clean(self, value: Any) -> str:
+        return scope_string(super().clean(value))
 
 
 class ExpiryFilter(admin.SimpleListFilter):
@@ -38,7 +59,15 @@ class ExpiryFilter(admin.SimpleListFilter):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(OwnedAdmin):
-    list_display = ("name", "shown_prefix", "owner", "status", "created_at", "last_used_at")
+    list_display = (
+        "name",
+        "shown_prefix",
+        "owner",
+        "scopes",
+        "status",
+        "created_at",
+        "last_used_at",
+    )
     list_filter = (ExpiryFilter,)
     search_fields = ("name", "prefix")
     readonly_fields = ("owner", "shown_prefix", "created_at", "last_used_at")
@@ -48,11 +77,24 @@ class ApiTokenAdmin(OwnedAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return (
-                ["owner", "name", "expires_at"]
+                ["owner", "name", "scopes", "expires_at"]
                 if request.user.is_superuser
-                else ["name", "expires_at"]
+                else ["name", "scopes", "expires_at"]
             )
-        return ["name", "owner", "shown_prefix", "expires_at", "created_at", "last_used_at"]
+        return [
+            "name",
+            "owner",
+            "shown_prefix",
+            "scopes",
+            "expires_at",
+            "created_at",
+            "last_used_at",
+        ]
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "scopes":
+            return ScopesField(label="Scopes", help_text="What the token may do.")
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None and request.user.is_superuser:
@@ -67,6 +109,7 @@ class ApiTokenAdmin(OwnedAdmin):
             owner=data.get("owner") or request.user,
             name=data["name"],
             expires_at=data.get("expires_at"),
+            scopes=data["scopes"],
         )
         token.plaintext = plaintext  # type: ignore[attr-defined]  # for response_add, never stored
         return token

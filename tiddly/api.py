@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from tiddly.errors import NotFound
 from tiddly.models import ApiToken
 from tiddly.schema import errors
+from tiddly.scopes import ALL_SCOPES, scope_string
 from tiddly.serializers import StrictSerializer, StringField
 
 
@@ -24,13 +25,18 @@ class SessionOnly(permissions.BasePermission):
     )
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        return request.user.is_authenticated and not isinstance(request.auth, ApiToken)
+        return request.user.is_authenticated and getattr(request.auth, "kind", None) == "session"
 
 
 class TokenOut(serializers.ModelSerializer):
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created_at", "last_used_at", "expires_at"]
+        fields = ["id", "name", "prefix", "scopes", "created_at", "last_used_at", "expires_at"]
+
+    scopes = serializers.SerializerMethodField()
+
+    def get_scopes(self, token: ApiToken) -> list[str]:
+        return token.scopes.split()
 
 
 class TokenCreatedOut(TokenOut):
@@ -44,6 +50,12 @@ class TokenCreateIn(StrictSerializer):
     name = StringField(max_length=100)
     expires_in_days = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, max_value=3650
+    )
+    scopes = serializers.MultipleChoiceField(
+        choices=ALL_SCOPES,
+        required=False,
+        allow_empty=False,
+        help_text="What the token may do (SPEC §8.1); default all four.",
     )
 
 
@@ -90,7 +102,10 @@ class TokenViewSet(viewsets.GenericViewSet):
         days = data.validated_data.get("expires_in_days")
         expires = timezone.now() + timedelta(days=days) if days else None
         token, plaintext = ApiToken.issue(
-            owner=request.user, name=data.validated_data["name"].strip(), expires_at=expires
+            owner=request.user,
+            name=data.validated_data["name"].strip(),
+            expires_at=expires,
+            scopes=scope_string(data.validated_data.get("scopes", ALL_SCOPES)),
         )
         token.token = plaintext  # type: ignore[attr-defined]
         return Response(TokenCreatedOut(token).data, status=status.HTTP_201_CREATED)

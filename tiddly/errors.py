@@ -81,6 +81,13 @@ class BadState(TiddlyError):
         super().__init__(message, fields={})
 
 
+class Forbidden(TiddlyError):
+    """The caller is authenticated but may not do this (e.g. a token without the scope)."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "forbidden"
+
+
 class NotFound(TiddlyError):
     status_code = status.HTTP_404_NOT_FOUND
     code = "not_found"

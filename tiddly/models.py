@@ -12,6 +12,7 @@ from django.db import models
 from django.utils import timezone
 
 TOKEN_PREFIX = "tdly_"
+ALL_SCOPES = "content:read content:write prompts:read prompts:write"
 DISPLAY_PREFIX_LENGTH = 12
 
 
@@ -32,6 +33,8 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # Space-separated, in the canonical order of tiddly.scopes.ALL_SCOPES (like OAuth's scope).
+    scopes = models.CharField(max_length=100, default=ALL_SCOPES)
 
     class Meta:
         ordering = ["-created_at"]
@@ -46,7 +49,12 @@ class ApiToken(models.Model):
 
     @classmethod
     def issue(
-        cls, *, owner: object, name: str, expires_at: datetime | None = None
+        cls,
+        *,
+        owner: object,
+        name: str,
+        expires_at: datetime | None = None,
+        scopes: str = ALL_SCOPES,
     ) -> tuple[ApiToken, str]:
         """Create a token and return it with its plaintext (the only time it exists)."""
         plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -56,5 +64,23 @@ class ApiToken(models.Model):
             token_hash=hash_token(plaintext),
             prefix=plaintext[:DISPLAY_PREFIX_LENGTH],
             expires_at=expires_at,
+            scopes=scopes,
         )
         return token, plaintext
+
+
+class TokenGeneration(models.Model):
+    """One row whose counter goes up whenever a credential is revoked or changed.
+
+    Each process caches authenticated tokens; it re-reads this counter every few seconds and
+    forgets its cache when the counter moved, so a revocation made by any worker reaches all of
+    them without a shared cache (``tiddly.auth``).
+    """
+
+    value = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "token generation"
+
+    def __str__(self) -> str:
+        return f"token generation {self.value}"

@@ -12,8 +12,8 @@ from tiddly.serializers import ErrorOut
 _DESCRIPTIONS = {
     400: "Bad request: validation_error, or an action-specific code (no_match, multiple_matches, "
     "content_empty, invalid_template, invalid_line_range, field_limit_exceeded).",
-    401: "not_authenticated / invalid_token (with WWW-Authenticate: Bearer).",
-    403: "forbidden.",
+    401: "not_authenticated / invalid_token (with WWW-Authenticate: Bearer resource_metadata=…).",
+    403: "forbidden (e.g. the token lacks the scope the message names).",
     404: "not_found: no such item among yours.",
     409: "conflict (stale expected_updated_at; server_state holds the current item), "
     "name_conflict or url_conflict (existing_id).",
@@ -34,4 +34,12 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "http", "scheme": "bearer", "bearerFormat": "tdly_…"}
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "tdly_… or OAuth tdlo_…"}
+
+
+class SessionScheme(OpenApiAuthenticationExtension):
+    target_class = "tiddly.auth.SessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}

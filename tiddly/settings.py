@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "oauth2_provider",
     "tiddly",
     "content",
     "prompts",
@@ -59,6 +60,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "tiddly.middleware.ReleaseRequestDataMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Before anything else answers an MCP request: a foreign Origin is refused outright.
+    "tiddly.origin.OriginCheckMiddleware",
     # Serves the admin's CSS/JS under uvicorn (no separate web server needed).
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -184,6 +187,10 @@ TIDDLY_LIMITS = {
 # How long an authenticated API token (and its user) is cached; saving or deleting either clears
 # it at once in the shared cache. 0 disables the cache.
 TIDDLY_TOKEN_CACHE_SECONDS = env_int("TIDDLY_TOKEN_CACHE_SECONDS", 60, minimum=0)
+# Each process asks the database at most this often whether any token was revoked or deleted
+# since (one indexed single-row read) and then forgets its cached tokens: revocation reaches
+# every worker within these seconds even without a shared cache (SPEC §8).
+TIDDLY_TOKEN_RECHECK_SECONDS = env_int("TIDDLY_TOKEN_RECHECK_SECONDS", 2, minimum=0)
 # Large contents (stored size >= MIN_BYTES) kept in each process, keyed by updated_at, so partial
 # reads and searches of big items skip the multi-megabyte fetch (PostgreSQL). 0 disables.
 TIDDLY_CONTENT_CACHE_CHARS = env_int("TIDDLY_CONTENT_CACHE_CHARS", 32_000_000, minimum=0)
@@ -206,9 +213,13 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Bearer first: its authenticate_header() makes DRF answer 401 + WWW-Authenticate: Bearer.
         "tiddly.auth.BearerTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "tiddly.auth.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # HasScope checks the view's scope_area against the caller's scopes (SPEC §8.1).
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "tiddly.scopes.HasScope",
+    ],
     "DEFAULT_PARSER_CLASSES": ["tiddly.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
@@ -248,6 +259,58 @@ DJANGO_MCP_AUTHENTICATION_CLASSES = ["tiddly.auth.BearerTokenAuthentication"]
 # is built at import time: keep it stateless and without the extra instructions tool.
 DJANGO_MCP_GLOBAL_SERVER_CONFIG = {"name": "tiddly", "stateless": True}
 DJANGO_MCP_GET_SERVER_INSTRUCTIONS_TOOL = False
+
+# --- OAuth 2.1 for hosted MCP clients (SPEC §8.2; django-oauth-toolkit, see tiddly/oauth/) -----
+
+# The public origin behind a reverse proxy, e.g. https://tiddly.example.com: fixes the issuer,
+# the resource URLs and the server's own Origin. Unset: derived from each request.
+TIDDLY_PUBLIC_URL = (env_str("TIDDLY_PUBLIC_URL") or "").rstrip("/")
+# Browser origins (besides the server's own) allowed to call /mcp/*, e.g. an MCP Inspector.
+TIDDLY_ALLOWED_ORIGINS = env_list("TIDDLY_ALLOWED_ORIGINS", [])
+# Dynamic client registration: at most this many registrations per client IP per hour, and at
+# most this many redirect URIs per client.
+TIDDLY_OAUTH_REGISTRATIONS_PER_HOUR = env_int("TIDDLY_OAUTH_REGISTRATIONS_PER_HOUR", 20, minimum=1)
+TIDDLY_OAUTH_MAX_REDIRECT_URIS = 10
+# `manage.py cleanup_oauth` removes registrations that never got a token after this many days.
+TIDDLY_OAUTH_UNUSED_CLIENT_DAYS = env_int("TIDDLY_OAUTH_UNUSED_CLIENT_DAYS", 30, minimum=1)
+LOGIN_URL = "oauth-login"
+
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "content:read": "Read your bookmarks and notes, their tags, links and history",
+        "content:write": "Create and change your bookmarks and notes",
+        "prompts:read": "Read your prompt templates and render them",
+        "prompts:write": "Create and change your prompt templates",
+    },
+    "DEFAULT_SCOPES": ["__all__"],
+    "OAUTH2_SERVER_CLASS": "tiddly.oauth.server.Server",
+    "ACCESS_TOKEN_GENERATOR": "tiddly.oauth.server.access_token",
+    "REFRESH_TOKEN_GENERATOR": "tiddly.oauth.server.refresh_token",
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("TIDDLY_OAUTH_ACCESS_SECONDS", 3600, minimum=60),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env_int(
+        "TIDDLY_OAUTH_REFRESH_SECONDS", 30 * 24 * 3600, minimum=3600
+    ),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    # A rotated refresh token presented again revokes its whole family (stolen-token defence).
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "PKCE_REQUIRED": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    "REQUEST_APPROVAL_PROMPT": "force",
+    # RFC 9700 behaviour now rather than at django-oauth-toolkit 4.0: no implicit or password
+    # grant, no "plain" PKCE, tokens stored only as checksums.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "none",
+        "client_secret_basic",
+        "client_secret_post",
+    ],
+}
 
 LOGGING = {
     "version": 1,

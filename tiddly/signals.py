@@ -1,24 +1,31 @@
-"""Drop cached API tokens when a token or its owner changes, so revocation is immediate."""
+"""Revocation reaches every process: changing or deleting a credential or a user moves the
+token generation, which each process re-reads within TIDDLY_TOKEN_RECHECK_SECONDS (see
+``tiddly.auth``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from oauth2_provider.models import get_access_token_model, get_application_model
 
-from tiddly.auth import cache_key
+from tiddly.auth import bump_generation
 from tiddly.models import ApiToken
 
 
-@receiver([post_save, post_delete], sender=ApiToken)
-def forget_token(sender: Any, instance: ApiToken, **kwargs: Any) -> None:
-    cache.delete(cache_key(instance.token_hash))
+@receiver(post_delete, sender=ApiToken)
+@receiver(post_delete, sender=settings.AUTH_USER_MODEL)
+@receiver(post_delete, sender=get_access_token_model())
+@receiver(post_delete, sender=get_application_model())
+def credential_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    bump_generation()
 
 
-@receiver([post_save, post_delete], sender=settings.AUTH_USER_MODEL)
-def forget_user_tokens(sender: Any, instance: Any, **kwargs: Any) -> None:
-    hashes = ApiToken.objects.filter(owner_id=instance.pk).values_list("token_hash", flat=True)
-    cache.delete_many([cache_key(h) for h in hashes])
+@receiver(post_save, sender=ApiToken)
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+@receiver(post_save, sender=get_access_token_model())
+def credential_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    if not created:  # a new credential cannot be in anyone's cache yet
+        bump_generation()

@@ -26,6 +26,7 @@ urlpatterns = [
     path("api/", include(tokens.urls)),
     path("api/", include("content.api.urls")),
     path("api/", include("prompts.api.urls")),
+    path("", include("tiddly.oauth.urls")),
     path("", include("mcp_bridge.urls")),
 ]
 

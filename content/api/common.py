@@ -15,7 +15,6 @@ from content.history import Actor, clean_source
 from content.models import Item
 from content.reads import Owner
 from content.services import Precondition
-from tiddly.models import ApiToken
 from tiddly.serializers import validated
 
 IF_MATCH = OpenApiParameter(
@@ -33,10 +32,9 @@ SOURCE = OpenApiParameter(
 
 
 def actor_for(request: Request, default: str = "api") -> Actor:
-    token = request.auth if isinstance(request.auth, ApiToken) else None
     return Actor(
         source=clean_source(request.headers.get("X-Request-Source"), default),
-        token_prefix=token.prefix if token else None,
+        token_prefix=getattr(request.auth, "token_prefix", None),
     )
 
 

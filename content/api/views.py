@@ -134,6 +134,8 @@ def item_schema(
 class ItemViewSet(HistoryActions):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
+    scope_area = "content"  # tiddly.scopes.HasScope: content:read / content:write
+
     model: ClassVar[type[Item]]
     create_serializer: ClassVar[type[serializers.Serializer]]
     update_serializer: ClassVar[type[serializers.Serializer]]

@@ -186,7 +186,7 @@ def test_anonymous_requests_are_401_everywhere(
     before = db_state()
     response = getattr(anon, method)(url, {"title": "x"}, format="json")
     assert_error(response, 401, "not_authenticated")
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")
     assert db_state() == before
 
 

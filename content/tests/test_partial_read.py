@@ -361,4 +361,4 @@ def test_partial_read_anonymously_is_401(anon: Any, item: Any) -> None:
 
     assert response.status_code == 401
     assert response.json()["error"] == "not_authenticated"
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")

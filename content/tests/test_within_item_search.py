@@ -275,7 +275,7 @@ def test_search_anonymously_is_401(anon: Any, owner: Any) -> None:
 
     assert response.status_code == 401
     assert response.json()["error"] == "not_authenticated"
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")
 
 
 def test_search_openapi_description_states_the_use_cases(api: Any) -> None:

@@ -33,7 +33,7 @@ def post(path: str, authorization: str | None, body: Any = LIST_TOOLS) -> httpx.
 
 def assert_401(response: httpx.Response, error: str) -> None:
     assert response.status_code == 401
-    assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert response.headers["WWW-Authenticate"].startswith("Bearer resource_metadata=")
     assert response.json()["error"] == error
 
 

@@ -34,6 +34,7 @@ NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The pro
     str_replace=s.PromptStrReplaceSerializer,
 )
 class PromptViewSet(ItemViewSet):
+    scope_area = "prompts"  # tiddly.scopes.HasScope
     model = Prompt
     create_serializer = s.PromptCreateSerializer
     update_serializer = s.PromptUpdateSerializer

@@ -12,8 +12,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tiddly.models import ApiToken, hash_token
+from tiddly.scopes import ALL_SCOPES
 
 pytestmark = pytest.mark.django_db
+ALL = {"scopes": list(ALL_SCOPES)}  # the add form's checkboxes start all ticked
 
 
 def _url(name: str, *args: Any) -> str:
@@ -36,7 +38,7 @@ def staff_client(staff: Any) -> Client:
 
 def test_adding_a_token_shows_the_plaintext_once(staff_client: Client, staff: Any) -> None:
     response = staff_client.post(
-        _url("add"), {"name": "laptop", "expires_at_0": "", "expires_at_1": ""}
+        _url("add"), {"name": "laptop", "expires_at_0": "", "expires_at_1": "", **ALL}
     )
 
     assert response.status_code == 200
@@ -56,7 +58,7 @@ def test_adding_a_token_shows_the_plaintext_once(staff_client: Client, staff: An
 
 def test_the_issued_token_authenticates_api_requests(staff_client: Client) -> None:
     response = staff_client.post(
-        _url("add"), {"name": "cli", "expires_at_0": "", "expires_at_1": ""}
+        _url("add"), {"name": "cli", "expires_at_0": "", "expires_at_1": "", **ALL}
     )
 
     api = Client(headers={"Authorization": f"Bearer {response.context['plaintext']}"})
@@ -79,7 +81,8 @@ def test_rename_keeps_the_secret(staff_client: Client, staff: Any) -> None:
     token, plaintext = ApiToken.issue(owner=staff, name="old name")
 
     response = staff_client.post(
-        _url("change", token.pk), {"name": "new name", "expires_at_0": "", "expires_at_1": ""}
+        _url("change", token.pk),
+        {"name": "new name", "expires_at_0": "", "expires_at_1": "", **ALL},
     )
 
     assert response.status_code == 302
@@ -116,7 +119,7 @@ def test_superuser_issues_a_token_for_another_user(admin_client: Client, staff: 
 
     response = admin_client.post(
         _url("add"),
-        {"owner": staff.pk, "name": "for owner", "expires_at_0": "", "expires_at_1": ""},
+        {"owner": staff.pk, "name": "for owner", "expires_at_0": "", "expires_at_1": "", **ALL},
     )
 
     assert response.status_code == 200

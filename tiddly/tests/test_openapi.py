@@ -132,7 +132,7 @@ def test_list_parameters_are_documented(schema: dict[str, Any]) -> None:
 
 def test_bearer_authentication_is_documented(schema: dict[str, Any]) -> None:
     scheme = schema["components"]["securitySchemes"]["bearerAuth"]
-    assert scheme == {"type": "http", "scheme": "bearer", "bearerFormat": "tdly_…"}
+    assert scheme == {"type": "http", "scheme": "bearer", "bearerFormat": "tdly_… or OAuth tdlo_…"}
 
 
 def test_schema_and_docs_are_served(client: Any) -> None:

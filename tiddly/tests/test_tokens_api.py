@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from content.tests.helpers import assert_error
 from tiddly.models import ApiToken, hash_token
+from tiddly.scopes import ALL_SCOPES
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +49,16 @@ def test_list_shows_the_callers_tokens_without_secrets(
     assert [row["id"] for row in body] == [str(mine.pk)]
     assert body[0]["name"] == "laptop"
     assert body[0]["prefix"] == mine.prefix
-    assert set(body[0]) == {"id", "name", "prefix", "created_at", "last_used_at", "expires_at"}
+    assert set(body[0]) == {
+        "id",
+        "name",
+        "prefix",
+        "scopes",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+    }
+    assert body[0]["scopes"] == list(ALL_SCOPES)
 
 
 def test_create_returns_the_plaintext_once_and_stores_only_its_hash(
@@ -151,7 +161,7 @@ def test_tokens_endpoint_refuses_token_authentication(
 def test_tokens_endpoint_without_auth_is_401(anon: Any) -> None:
     response = anon.get(tokens_url())
     assert_error(response, 401, "not_authenticated")
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")
 
 
 # --- manage.py create_token ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from tiddly.models import ApiToken
+from tiddly.scopes import ALL_SCOPES, scope_string
 
 MAX_NAME = ApiToken._meta.get_field("name").max_length or 100
 
@@ -21,6 +22,13 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--name", default="cli", help="A label for the token.")
         parser.add_argument("--expires-in-days", type=int, default=None)
+        parser.add_argument(
+            "--scope",
+            action="append",
+            choices=ALL_SCOPES,
+            dest="scopes",
+            help="A scope the token gets (repeatable); default all four.",
+        )
         parser.add_argument(
             "--create-user", action="store_true", help="Create the user if it does not exist."
         )
@@ -43,5 +51,6 @@ class Command(BaseCommand):
             user = User.objects.create_user(username=username)
         days = options["expires_in_days"]
         expires = timezone.now() + timedelta(days=days) if days else None
-        _, plaintext = ApiToken.issue(owner=user, name=name, expires_at=expires)
+        scopes = scope_string(options["scopes"] or ALL_SCOPES)
+        _, plaintext = ApiToken.issue(owner=user, name=name, expires_at=expires, scopes=scopes)
         self.stdout.write(plaintext)

@@ -1,0 +1,81 @@
+"""The protected resources Tiddly serves and their public URLs (RFC 8707, RFC 9728).
+
+Three resources: the REST API (identified by the server's base URL, whose metadata lives at
+``/.well-known/oauth-protected-resource``) and the two MCP servers (``<base>/mcp/content`` and
+``<base>/mcp/prompts``, metadata at the well-known path followed by theirs). The base URL is
+``TIDDLY_PUBLIC_URL`` when set (behind a reverse proxy), else the request's scheme and host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from tiddly.scopes import ALL_SCOPES
+
+WELL_KNOWN_RESOURCE = "/.well-known/oauth-protected-resource"
+# The MCP mount points (mcp_bridge/urls.py) and the scopes that mean something on each.
+MCP_SCOPES: dict[str, tuple[str, ...]] = {
+    "/mcp/content": ("content:read", "content:write"),
+    "/mcp/prompts": ("prompts:read", "prompts:write"),
+}
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def public_base(request: Any) -> str:
+    return settings.TIDDLY_PUBLIC_URL or f"{request.scheme}://{request.get_host()}"
+
+
+def mcp_path(path: str) -> str | None:
+    for mount in MCP_SCOPES:
+        if path == mount or path.startswith(mount + "/"):
+            return mount
+    return None
+
+
+def resource_for_request(request: Any) -> str:
+    """The resource a request accesses: its MCP server's URL, else the REST API (base URL)."""
+    return public_base(request) + (mcp_path(request.path) or "")
+
+
+def metadata_url_for_request(request: Any) -> str:
+    return public_base(request) + WELL_KNOWN_RESOURCE + (mcp_path(request.path) or "")
+
+
+def scopes_for(path: str) -> tuple[str, ...]:
+    return MCP_SCOPES.get(path, ALL_SCOPES)
+
+
+def known_resources(request: Any) -> list[str]:
+    base = public_base(request)
+    return [base, *(base + mount for mount in MCP_SCOPES)]
+
+
+def normalize(uri: str) -> str:
+    """Compare resource URIs by scheme, host, port and path (no trailing slash, no query)."""
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError:
+        return uri
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def is_known(request: Any, uri: str) -> bool:
+    return normalize(uri) in {normalize(r) for r in known_resources(request)}
+
+
+def allows(bound: Sequence[str], resource: str | None) -> bool:
+    """A token bound to ``bound`` (empty: to nothing in particular) may access ``resource``
+    (``None``: unknown, which only an unbound token may access)."""
+    if not bound:
+        return True
+    return resource is not None and normalize(resource) in {normalize(r) for r in bound}
