@@ -191,6 +191,11 @@ TIDDLY_CONTENT_CACHE_MIN_BYTES = env_int("TIDDLY_CONTENT_CACHE_MIN_BYTES", 256 *
 # Within-item search lists at most this many matches (total_matches stays exact; the response
 # says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
 TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
+# Prompt rendering bounds (SPEC §5.2): output characters (also the largest value a template may
+# build), steps (loop iterations, calls, operators) and CPU time of one render.
+TIDDLY_RENDER_MAX_CHARS = env_int("TIDDLY_RENDER_MAX_CHARS", 1_000_000, minimum=1)
+TIDDLY_RENDER_MAX_STEPS = env_int("TIDDLY_RENDER_MAX_STEPS", 1_000_000, minimum=1)
+TIDDLY_RENDER_MAX_CPU_MS = env_int("TIDDLY_RENDER_MAX_CPU_MS", 2000, minimum=1)
 TIDDLY_HISTORY_MAX_VERSIONS = env_int("TIDDLY_HISTORY_MAX_VERSIONS", 100, minimum=1)
 TIDDLY_HISTORY_DAYS = env_int("TIDDLY_HISTORY_DAYS", 30, minimum=0)
 TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, minimum=1)
