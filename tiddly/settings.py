@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "tiddly",
     "content",
     "prompts",
@@ -243,6 +244,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",
     "ENUM_NAME_OVERRIDES": {},
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work
+    # offline and run the pinned version that was tested.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- MCP (django-mcp-server; the two servers are mounted by mcp_bridge/urls.py) -----------------
