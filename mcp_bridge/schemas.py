@@ -184,7 +184,7 @@ Query = Annotated[
     Field(
         max_length=500,  # SPEC §3.3, as REST's q
         description='Search words. On PostgreSQL: full-text with stemming plus substring ("quoted '
-        'phrase", OR, -exclude); otherwise case-insensitive substring. Omit to list everything.'
+        'phrase", OR, -exclude); otherwise case-insensitive substring. Omit to list everything.',
     ),
 ]
 Tags = Annotated[
