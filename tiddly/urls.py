@@ -13,6 +13,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import SimpleRouter
 
 from tiddly.api import TokenViewSet
+from tiddly.root import ApiRootView
 
 tokens = SimpleRouter()
 tokens.register("tokens", TokenViewSet, basename="token")
@@ -23,6 +24,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/", ApiRootView.as_view(), name="api-root"),
     path("api/", include(tokens.urls)),
     path("api/", include("content.api.urls")),
     path("", include("mcp_bridge.urls")),
