@@ -60,8 +60,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "tiddly.middleware.ReleaseRequestDataMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Serves the admin's CSS/JS under uvicorn (no separate web server needed).
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Serves the admin's CSS/JS under uvicorn (no separate web server needed), collected or not.
+    "tiddly.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -153,7 +153,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # Development serves straight from the apps' static folders; production runs collectstatic
-# (`make run` does) and serves compressed, cache-busted files from STATIC_ROOT.
+# (`make run` does) and serves compressed, cache-busted files from STATIC_ROOT. Without it the
+# admin still works (tiddly/staticfiles.py) and `manage.py check` warns.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_MANIFEST_STRICT = False
 STORAGES = {
@@ -162,7 +163,7 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            else "tiddly.staticfiles.StaticStorage"
         )
     },
 }
