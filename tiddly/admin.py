@@ -19,6 +19,11 @@ from django.utils import timezone
 from content.admin import OwnedAdmin
 from tiddly.models import ApiToken
 
+# Branding (SPEC §9): the admin is Tiddly's, not "Django administration".
+admin.site.site_header = "Tiddly"
+admin.site.site_title = "Tiddly"
+admin.site.index_title = "Your bookmarks, notes and prompts"
+
 
 class ExpiryFilter(admin.SimpleListFilter):
     title = "status"
