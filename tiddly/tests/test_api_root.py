@@ -54,3 +54,9 @@ def test_api_root_is_in_the_openapi_schema(anon: APIClient) -> None:
         "$ref": "#/components/schemas/ApiRootOut"
     }
     assert set(schema["components"]["schemas"]["ApiRootOut"]["properties"]) == set(EXPECTED)
+
+
+def test_api_without_the_slash_redirects_to_the_root(anon: APIClient) -> None:
+    response = anon.get("/api")
+    assert response.status_code == 301
+    assert response["Location"] == "/api/"
