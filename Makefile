@@ -7,8 +7,12 @@ PORT ?= 8000
 WORKERS ?= 1
 # Parallel test workers (pytest-xdist); each gets its own test database.
 TEST_WORKERS ?= 2
+# PostgreSQL for `make test-postgres` / `make check` (a scratch database, created and dropped).
+PG_URL ?= postgres://postgres@127.0.0.1:5432
+PG_DB ?= tiddly_check
 
-.PHONY: run test lint format bench install migrate superuser token
+.PHONY: run test lint format bench install migrate superuser token \
+	check test-sqlite test-postgres fuzz browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +38,29 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy tiddly content prompts mcp_bridge
 	$(BIN)/lint-imports
+
+test-sqlite: install
+	env -u DATABASE_URL $(MAKE) --no-print-directory test
+
+test-postgres: install
+	psql "$(PG_URL)/postgres" -v ON_ERROR_STOP=1 -qc 'DROP DATABASE IF EXISTS $(PG_DB)' -c 'CREATE DATABASE $(PG_DB)'
+	DATABASE_URL="$(PG_URL)/$(PG_DB)" $(MAKE) --no-print-directory test; status=$$?; \
+	  psql "$(PG_URL)/postgres" -qc 'DROP DATABASE IF EXISTS $(PG_DB)' >/dev/null; exit $$status
+
+# Schemathesis against a live server on a fresh database (see .ci/fuzz for its knobs).
+fuzz: install
+	.ci/fuzz
+
+browser-deps:
+	.ci/browser-deps
+
+# The admin in headless Chromium; not part of `make test` (testpaths leave browser_tests/ out).
+browser-test: install browser-deps
+	$(BIN)/python -m pytest browser_tests $(PYTEST_ARGS)
+
+# Everything CI runs (.ci/run): the habit before you stop.
+check: lint test-sqlite test-postgres fuzz browser-test
+	@echo "== make check passed =="
 
 format: install
 	$(BIN)/ruff format .

@@ -56,8 +56,9 @@ def decode_cursor(cursor: str | None) -> int:
     return offset
 
 
-def _error(body: dict[str, Any]) -> McpError:
-    return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=body["message"], data=body))
+def _error(body: dict[str, Any], message: str | None = None) -> McpError:
+    message = body["message"] if message is None else message
+    return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data=body))
 
 
 def _listed(prompt: Prompt) -> types.Prompt:
@@ -108,7 +109,7 @@ async def _guarded(fn: Any, *args: Any) -> Any:
     except McpError:
         raise
     except TiddlyError as exc:
-        raise _error(exc.body()) from None
+        raise _error(exc.body(), exc.rpc_message()) from None
     except Exception:
         logger.exception("MCP prompts request failed")
         raise McpError(

@@ -182,8 +182,9 @@ PromptName = Annotated[
 Query = Annotated[
     str | None,
     Field(
+        max_length=500,  # SPEC §3.3, as REST's q
         description='Search words. On PostgreSQL: full-text with stemming plus substring ("quoted '
-        'phrase", OR, -exclude); otherwise case-insensitive substring. Omit to list everything.'
+        'phrase", OR, -exclude); otherwise case-insensitive substring. Omit to list everything.',
     ),
 ]
 Tags = Annotated[

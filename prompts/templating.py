@@ -16,11 +16,14 @@ from typing import Any
 
 from jinja2 import StrictUndefined, Template, meta
 from jinja2.exceptions import SecurityError, TemplateError, TemplateSyntaxError, UndefinedError
-from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
+
+from prompts.sandbox import BoundedSandbox, RenderLimitError, RenderLimits, render_bounded
 
 __all__ = [
     "RenderError",
+    "RenderLimitExceeded",
+    "RenderLimits",
     "TemplateValidationError",
     "render_template",
     "validate_template",
@@ -29,11 +32,6 @@ __all__ = [
 BLANK_MESSAGE = "Template content is required and cannot be blank."
 DISALLOWED_MESSAGE = "Template uses a disallowed operation."
 TOO_DEEP_MESSAGE = "Template is nested too deeply."
-
-# Caps for `*` and `**`: Jinja folds constant expressions while compiling, so without
-# them `{{ 'a' * 10**10 }}` would exhaust memory during *validation*, not just rendering.
-MAX_REPEAT_LENGTH = 1_000_000
-MAX_POWER_BITS = 10_000
 
 
 class TemplateValidationError(ValueError):
@@ -44,36 +42,13 @@ class RenderError(ValueError):
     """The template could not be rendered with these values; ``str(exc)`` is the message."""
 
 
-class _GuardedSandbox(SandboxedEnvironment):
-    """Sandbox that also refuses runaway sequence repetition and exponentiation."""
-
-    # Intercepted operators are also exempt from compile-time constant folding.
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*" and _repeat_too_long(left, right):
-            raise SecurityError("sequence repetition is too large")
-        if operator == "**" and _power_too_big(left, right):
-            raise SecurityError("exponentiation result is too large")
-        return super().call_binop(context, operator, left, right)
-
-
-def _repeat_too_long(left: Any, right: Any) -> bool:
-    for seq, count in ((left, right), (right, left)):
-        if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-            return len(seq) * count > MAX_REPEAT_LENGTH
-    return False
-
-
-def _power_too_big(base: Any, exponent: Any) -> bool:
-    if not (isinstance(base, int) and isinstance(exponent, int)):
-        return False  # float overflow raises quickly by itself
-    return exponent > 0 and abs(base) > 1 and exponent * abs(base).bit_length() > MAX_POWER_BITS
+class RenderLimitExceeded(RenderError):
+    """Rendering was stopped by a bound of SPEC §5.2 (output size, value size, work)."""
 
 
 def _make_environment() -> SandboxedEnvironment:
     # autoescape off: prompts are plain text for language models, not HTML.
-    return _GuardedSandbox(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    return BoundedSandbox(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
 _ENV = _make_environment()
@@ -154,6 +129,7 @@ def render_template(
     content: str | None,
     arguments: list[dict[str, Any]],
     values: Mapping[str, object],
+    limits: RenderLimits | None = None,
 ) -> str:
     """Render ``content`` with ``values`` for the declared ``arguments``.
 
@@ -162,12 +138,13 @@ def render_template(
     declared arguments, for required arguments absent from ``values`` (a JSON
     ``null`` counts as given), and for any failure while rendering. Optional
     arguments not given render as ``""``. Blank-or-None content renders ``""``.
+    :class:`RenderLimitExceeded` (a ``RenderError``) when ``limits`` stop the render.
     """
     _check_values(arguments, values)
     if not content:
         return ""
     context = {argument["name"]: "" for argument in arguments} | dict(values)
-    return _render(content, context)
+    return _render(content, context, limits or RenderLimits())
 
 
 def _check_values(arguments: list[dict[str, Any]], values: Mapping[str, object]) -> None:
@@ -188,9 +165,13 @@ def _compile(content: str) -> Template:
     return _ENV.from_string(content)
 
 
-def _render(content: str, context: dict[str, object]) -> str:
+def _render(content: str, context: dict[str, object], limits: RenderLimits) -> str:
     try:
-        return _compile(content).render(context)
+        return render_bounded(_compile(content), context, limits)
+    except RenderLimitError as exc:
+        raise RenderLimitExceeded(str(exc)) from None
+    except MemoryError:  # a bound we did not foresee; still the caller's template, not a 500
+        raise RenderLimitExceeded("The template needs more memory than a render may use.") from None
     except SecurityError:
         raise RenderError(DISALLOWED_MESSAGE) from None
     except TemplateSyntaxError as exc:

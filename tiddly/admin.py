@@ -41,6 +41,12 @@ class ScopesField(forms.MultipleChoiceField):
         return scope_string(super().clean(value))
 
 
+# Branding (SPEC §9): the admin is Tiddly's, not "Django administration".
+admin.site.site_header = "Tiddly"
+admin.site.site_title = "Tiddly"
+admin.site.index_title = "Your bookmarks, notes and prompts"
+
+
 class ExpiryFilter(admin.SimpleListFilter):
     title = "status"
     parameter_name = "status"

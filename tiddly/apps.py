@@ -9,4 +9,4 @@ class TiddlyConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from tiddly import schema, signals  # noqa: F401  (OpenAPI auth extension, cache signals)
+        from tiddly import schema, signals, staticfiles  # noqa: F401  (OpenAPI auth, cache signals, checks)

@@ -29,6 +29,10 @@ class TiddlyError(Exception):
     def body(self) -> dict[str, Any]:
         return {"error": self.code, "message": self.message, **self.extra}
 
+    def rpc_message(self) -> str:
+        """The message of a JSON-RPC error (MCP prompts/get) carrying this error as its data."""
+        return self.message
+
 
 class ValidationFailed(TiddlyError):
     code = "validation_error"
@@ -58,6 +62,16 @@ class ContentEmpty(TiddlyError):
 
 class InvalidTemplate(TiddlyError):
     code = "invalid_template"
+
+
+class RenderLimitExceeded(TiddlyError):
+    """A prompt render was stopped by the bounds of SPEC §5.2 (output size or work)."""
+
+    code = "render_limit_exceeded"
+
+    def rpc_message(self) -> str:
+        # JSON-RPC errors carry no machine code of ours in `code`; SPEC §5.2 puts it up front.
+        return f"{self.code}: {self.message}"
 
 
 class FieldLimitExceeded(TiddlyError):

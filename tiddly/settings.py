@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "oauth2_provider",
+    "drf_spectacular_sidecar",
     "tiddly",
     "content",
     "prompts",
@@ -62,8 +63,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything else answers an MCP request: a foreign Origin is refused outright.
     "tiddly.origin.OriginCheckMiddleware",
-    # Serves the admin's CSS/JS under uvicorn (no separate web server needed).
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Serves the admin's CSS/JS under uvicorn (no separate web server needed), collected or not.
+    "tiddly.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -155,7 +156,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # Development serves straight from the apps' static folders; production runs collectstatic
-# (`make run` does) and serves compressed, cache-busted files from STATIC_ROOT.
+# (`make run` does) and serves compressed, cache-busted files from STATIC_ROOT. Without it the
+# admin still works (tiddly/staticfiles.py) and `manage.py check` warns.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_MANIFEST_STRICT = False
 STORAGES = {
@@ -164,7 +166,7 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            else "tiddly.staticfiles.StaticStorage"
         )
     },
 }
@@ -198,6 +200,11 @@ TIDDLY_CONTENT_CACHE_MIN_BYTES = env_int("TIDDLY_CONTENT_CACHE_MIN_BYTES", 256 *
 # Within-item search lists at most this many matches (total_matches stays exact; the response
 # says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
 TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
+# Prompt rendering bounds (SPEC §5.2): output characters (also the largest value a template may
+# build), steps (loop iterations, calls, operators) and CPU time of one render.
+TIDDLY_RENDER_MAX_CHARS = env_int("TIDDLY_RENDER_MAX_CHARS", 1_000_000, minimum=1)
+TIDDLY_RENDER_MAX_STEPS = env_int("TIDDLY_RENDER_MAX_STEPS", 1_000_000, minimum=1)
+TIDDLY_RENDER_MAX_CPU_MS = env_int("TIDDLY_RENDER_MAX_CPU_MS", 2000, minimum=1)
 TIDDLY_HISTORY_MAX_VERSIONS = env_int("TIDDLY_HISTORY_MAX_VERSIONS", 100, minimum=1)
 TIDDLY_HISTORY_DAYS = env_int("TIDDLY_HISTORY_DAYS", 30, minimum=0)
 TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, minimum=1)
@@ -249,6 +256,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",
     "ENUM_NAME_OVERRIDES": {},
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work
+    # offline and run the pinned version that was tested.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- MCP (django-mcp-server; the two servers are mounted by mcp_bridge/urls.py) -----------------

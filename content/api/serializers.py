@@ -101,6 +101,7 @@ class ListQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         required=False,
         allow_blank=True,
+        max_length=500,  # SPEC §3.3: full-text cost grows faster than linearly with length
         help_text='Search. PostgreSQL: full-text (websearch syntax: "phrase", OR, -word; '
         "stemmed) or substring. SQLite: substring.",
     )

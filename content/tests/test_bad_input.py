@@ -697,7 +697,7 @@ def test_an_unsupported_method_is_405_with_the_envelope(
     assert state() == before
 
 
-@pytest.mark.parametrize("url", ["/api/nope/", "/api/notes/a/b/c/", "/api", "/api/v2/notes/"])
+@pytest.mark.parametrize("url", ["/api/nope/", "/api/notes/a/b/c/", "/api/nope", "/api/v2/notes/"])
 def test_an_unknown_api_path_is_a_json_404(api: Any, url: str) -> None:
     response = api.get(url)
     assert response.status_code == 404

@@ -169,8 +169,6 @@ def test_render_accepts_null_for_a_required_argument() -> None:
         "{{ ''.__class__.__mro__ }}",
         "{{ x.__class__.__subclasses__() }}",
         "{% if ''.__class__ %}yes{% endif %}",
-        "{{ 'a' * 10**10 }}",
-        "{{ 7 ** (2 ** 40) }}",
     ],
 )
 def test_render_reports_sandbox_violations_as_disallowed(content: str) -> None:

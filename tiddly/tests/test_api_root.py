@@ -1,0 +1,62 @@
+"""GET /api/ links to every resource, the docs, the schema and the MCP servers (SPEC §3.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+BASE = "http://testserver"
+EXPECTED = {
+    "bookmarks": f"{BASE}/api/bookmarks/",
+    "notes": f"{BASE}/api/notes/",
+    "prompts": f"{BASE}/api/prompts/",
+    "content": f"{BASE}/api/content/",
+    "tags": f"{BASE}/api/tags/",
+    "tokens": f"{BASE}/api/tokens/",
+    "schema": f"{BASE}/api/schema/",
+    "docs": f"{BASE}/api/docs/",
+    "redoc": f"{BASE}/api/redoc/",
+    "admin": f"{BASE}/admin/",
+    "mcp": {"content": f"{BASE}/mcp/content", "prompts": f"{BASE}/mcp/prompts"},
+}
+
+
+def test_api_root_answers_anonymous_callers_with_every_link(anon: APIClient) -> None:
+    response = anon.get("/api/", format="json")
+    assert response.status_code == 200
+    assert response.json() == EXPECTED
+
+
+@pytest.mark.parametrize("client", ["api", "session_api"])
+def test_api_root_answers_signed_in_callers_the_same(client: str, request: Any) -> None:
+    response = request.getfixturevalue(client).get("/api/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert response.json() == EXPECTED
+
+
+def test_every_link_of_the_api_root_leads_somewhere(api: APIClient) -> None:
+    links = api.get("/api/", format="json").json()
+    for url in [*(v for v in links.values() if isinstance(v, str)), *links["mcp"].values()]:
+        path = url.removeprefix(BASE)
+        status = api.get(path).status_code
+        # /mcp/* answers a GET without an SSE Accept header with 405/406; never a 404.
+        assert status != 404, path
+
+
+def test_api_root_is_in_the_openapi_schema(anon: APIClient) -> None:
+    schema = anon.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    operation = schema["paths"]["/api/"]["get"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ApiRootOut"
+    }
+    assert set(schema["components"]["schemas"]["ApiRootOut"]["properties"]) == set(EXPECTED)
+
+
+def test_api_without_the_slash_redirects_to_the_root(anon: APIClient) -> None:
+    response = anon.get("/api")
+    assert response.status_code == 301
+    assert response["Location"] == "/api/"
