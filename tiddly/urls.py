@@ -25,6 +25,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("api/", include(tokens.urls)),
     path("api/", include("content.api.urls")),
+    path("api/", include("content.portability.api")),
     path("", include("mcp_bridge.urls")),
 ]
 
