@@ -113,18 +113,11 @@ class ImportReportOut(serializers.Serializer):
     )
 
 
-class ImportErrorOut(ErrorOut):
-    position = serializers.DictField(
-        required=False,
-        help_text="invalid_import: where the file went wrong, {line, column} (1-based) or "
-        "{path} (a JSONPath into a Tiddly JSON file).",
-    )
-
-
 INVALID_IMPORT = OpenApiResponse(
-    response=ImportErrorOut,
-    description="invalid_import (the file is malformed or truncated; `position` holds "
-    "{line, column} or {path}; nothing was saved), field_limit_exceeded (file larger than "
+    response=ErrorOut,
+    description="invalid_import (the file is malformed or truncated; the extra field "
+    "`position` holds {line, column} (1-based) or {path} (a JSONPath into a Tiddly JSON file); "
+    "nothing was saved), field_limit_exceeded (file larger than "
     "TIDDLY_IMPORT_MAX_BYTES) or validation_error.",
     examples=[
         OpenApiExample(

@@ -37,13 +37,14 @@ from itertools import chain, islice
 from typing import IO, Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
 from content import rules, services
 from content.history import Actor, metadata_snapshot
 from content.models import Bookmark, HistoryAction, Item, ItemVersion, Note, Tag
+from content.portability import dbcopy
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.records import ImportRecord, ImportSkip
@@ -417,18 +418,22 @@ class _Importer:
             raise ImportConflict() from None
 
     def _insert(self, model: type[Item], group: list[_Prepared]) -> None:
-        model.objects.bulk_create([p.item for p in group], batch_size=BATCH_SIZE)
         relation = model._meta.get_field("tags")
         through = relation.remote_field.through  # type: ignore[union-attr]
         source = f"{relation.m2m_field_name()}_id"  # type: ignore[union-attr]
         target = f"{relation.m2m_reverse_field_name()}_id"  # type: ignore[union-attr]
-        links = [
-            through(**{source: p.item.pk, target: self.tag_ids[name]})
-            for p in group
-            for name in p.tags
-        ]
-        through.objects.bulk_create(links, batch_size=BATCH_SIZE)
+        links = [(p.item.pk, self.tag_ids[name]) for p in group for name in p.tags]
         versions = [self._version(p) for p in group]
+        if connection.vendor == "postgresql":
+            # COPY: Django's bulk INSERT spends more time building and converting the SQL of
+            # 1 000-row statements than PostgreSQL spends running them.
+            dbcopy.copy_models(model, [p.item for p in group])
+            dbcopy.copy_rows(through, (source, target), links)
+            dbcopy.copy_models(ItemVersion, versions)
+            return
+        model.objects.bulk_create([p.item for p in group], batch_size=BATCH_SIZE)
+        rows = [through(**{source: item, target: tag}) for item, tag in links]
+        through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
         ItemVersion.objects.bulk_create(versions, batch_size=BATCH_SIZE)
 
     def _version(self, prepared: _Prepared) -> ItemVersion:

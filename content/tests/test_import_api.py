@@ -263,3 +263,13 @@ def test_an_existing_prompt_name_is_skipped_or_updated(api: Any, owner: Any) -> 
     assert body["updated"]["prompt"] == 1
     prompt.refresh_from_db()
     assert (prompt.title, prompt.content) == ("Greeting", "Hi {{ who }}")
+
+
+def test_the_schema_documents_the_multipart_upload_and_the_file_downloads() -> None:
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    upload_body = schema["paths"]["/api/import/"]["post"]["requestBody"]["content"]
+    assert list(upload_body) == ["multipart/form-data"]
+    downloads = schema["paths"]["/api/export/"]["get"]["responses"]["200"]["content"]
+    assert set(downloads) == {"application/json", "text/html", "application/zip"}
