@@ -179,3 +179,22 @@ def test_an_unknown_format_is_a_400(api: Any) -> None:
     response = download(api, format="csv")
     assert response.status_code == 400
     assert response.json()["error"] == "validation_error"
+
+
+def test_under_asgi_the_export_streams_through_an_async_iterator(
+    api: Any, owner: Any, async_client: Any
+) -> None:
+    from asgiref.sync import async_to_sync
+    from django.urls import reverse
+
+    _account(owner)
+
+    async def fetch() -> tuple[Any, bytes]:
+        headers = {"Authorization": f"Bearer {api.token}"}
+        response = await async_client.get(reverse("export"), headers=headers)
+        assert response.is_async
+        return response, b"".join([chunk async for chunk in response.streaming_content])
+
+    response, body = async_to_sync(fetch)()
+    assert response.status_code == 200
+    assert len(json.loads(body)["items"]) == 5
