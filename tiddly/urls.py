@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/", include("content.api.urls")),
     path("api/", include("prompts.api.urls")),
     path("", include("tiddly.oauth.urls")),
+    path("api/", include("content.portability.api")),
     path("", include("mcp_bridge.urls")),
 ]
 

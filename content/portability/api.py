@@ -1,0 +1,241 @@
+"""REST: ``GET /api/export/`` (a streamed download) and ``POST /api/import/`` (multipart upload).
+
+Thin views as elsewhere: validate the query/form with a serializer, call the use-case, shape the
+response. Errors are the domain exceptions the one exception handler turns into SPEC §3.4 bodies;
+authentication, the per-user read/write throttles and the 401/429 answers are DRF's defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from content import item_types
+from content.api.common import owner_of
+from content.history import Actor
+from content.models import ItemState
+from content.portability import exporter, importer
+from tiddly.errors import FieldLimitExceeded
+from tiddly.schema import errors
+from tiddly.serializers import ErrorOut
+
+# Room for the multipart envelope around the file when checking Content-Length up front.
+MULTIPART_OVERHEAD = 64 * 1024
+TYPES = item_types.type_names()
+
+
+class IgnoreFormatParameter(BaseContentNegotiation):
+    """Always JSON for error bodies: ``?format=`` here picks the export format, not a renderer."""
+
+    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
+        content_type = request.content_type.split(";")[0].strip().lower()
+        return next((p for p in parsers if p.media_type == content_type), None)
+
+    def select_renderer(
+        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        return renderers[0], renderers[0].media_type
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    format = serializers.ChoiceField(
+        choices=list(exporter.FORMATS),
+        default="json",
+        help_text="json: Tiddly's own format (every type; re-importable). netscape: bookmarks "
+        "as the HTML file browsers import. markdown: a zip of notes and prompts as .md files "
+        "with YAML front matter.",
+    )
+    type = serializers.ListField(
+        child=serializers.ChoiceField(choices=TYPES),
+        required=False,
+        help_text="Repeatable; default every type the format holds.",
+    )
+    view = serializers.ListField(
+        child=serializers.ChoiceField(choices=ItemState.values),
+        required=False,
+        help_text="Repeatable; default active and archived (everything but the trash).",
+    )
+
+
+class ImportFormSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="A Netscape bookmark file (HTML export of Chrome, Firefox, Safari, Edge, "
+        "Pocket, linkding, karakeep…) or a Tiddly JSON export. At most TIDDLY_IMPORT_MAX_BYTES "
+        "(default 50 MB)."
+    )
+    format = serializers.ChoiceField(
+        choices=list(importer.FORMATS),
+        required=False,
+        help_text="Detected from the file when omitted.",
+    )
+    on_conflict = serializers.ChoiceField(
+        choices=list(importer.CONFLICT_CHOICES),
+        default="skip",
+        help_text="An existing bookmark with the same URL (prompt with the same name): keep it "
+        "and skip the entry, or update it from the file.",
+    )
+
+
+class SkippedOut(serializers.Serializer):
+    index = serializers.IntegerField(
+        help_text="0-based position among the file's <A> links, or in items."
+    )
+    reason = serializers.CharField()
+    title = serializers.CharField(required=False)
+    url = serializers.CharField(required=False)
+
+
+class CountsOut(serializers.Serializer):
+    bookmark = serializers.IntegerField()
+    note = serializers.IntegerField()
+    prompt = serializers.IntegerField()
+
+
+class ImportReportOut(serializers.Serializer):
+    created = CountsOut()
+    updated = CountsOut()
+    skipped = SkippedOut(many=True)
+    errors = serializers.ListField(
+        child=serializers.CharField(), help_text="Non-fatal file-level warnings."
+    )
+
+
+INVALID_IMPORT = OpenApiResponse(
+    response=ErrorOut,
+    description="invalid_import (the file is malformed or truncated; the extra field "
+    "`position` holds {line, column} (1-based) or {path} (a JSONPath into a Tiddly JSON file); "
+    "nothing was saved), field_limit_exceeded (file larger than "
+    "TIDDLY_IMPORT_MAX_BYTES) or validation_error.",
+    examples=[
+        OpenApiExample(
+            "Truncated file",
+            value={
+                "error": "invalid_import",
+                "message": "The file ends inside folder 'Dev' opened on line 9: it looks "
+                "truncated. … (line 14, column 1). Nothing was imported.",
+                "position": {"line": 14, "column": 1},
+            },
+        )
+    ],
+)
+
+
+def actor_for(request: Request) -> Actor:
+    return Actor(source="import", token_prefix=getattr(request.auth, "token_prefix", None))
+
+
+class ExportView(APIView):
+    content_negotiation_class = IgnoreFormatParameter
+
+    @extend_schema(
+        operation_id="export",
+        summary="Export your items (streamed download)",
+        description="A file download (`Content-Disposition: attachment`) streamed item by item. "
+        "The JSON format is documented in the README; Netscape holds bookmarks only; Markdown "
+        "is a zip of notes and prompts.",
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.OBJECT, description="Tiddly JSON export (format=json)."
+            ),
+            (200, "text/html"): OpenApiResponse(
+                OpenApiTypes.STR, description="Netscape bookmark file (format=netscape)."
+            ),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="Zip of Markdown files (format=markdown)."
+            ),
+            **errors(400),
+        },
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        serializer = ExportQuerySerializer(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        query = serializer.validated_data
+        export = exporter.export_items(
+            owner=owner_of(request),
+            format=query["format"],
+            types=query.get("type"),
+            views=query.get("view"),
+        )
+        response = StreamingHttpResponse(
+            _streamed(request, export.chunks), content_type=export.content_type
+        )
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+        return response
+
+
+class ImportView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    content_negotiation_class = IgnoreFormatParameter
+
+    @extend_schema(
+        operation_id="import",
+        summary="Import bookmarks or a Tiddly export (multipart upload)",
+        description="One transaction: a malformed file is 400 invalid_import and saves nothing; "
+        "entries that cannot be imported are listed in `skipped` with the reason.",
+        request={"multipart/form-data": ImportFormSerializer},
+        responses={200: ImportReportOut, 400: INVALID_IMPORT, **errors(409)},
+    )
+    def post(self, request: Request) -> Response:
+        _check_request_size(request)
+        serializer = ImportFormSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        form = serializer.validated_data
+        upload = form["file"]
+        report = importer.import_items(
+            owner=owner_of(request),
+            stream=upload,
+            size=upload.size,
+            format=form.get("format"),
+            on_conflict=form["on_conflict"],
+            actor=actor_for(request),
+        )
+        return Response(report.as_dict())
+
+
+def _check_request_size(request: Request) -> None:
+    """Refuse an oversized upload from its Content-Length, before it is spooled to disk."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    limit = importer.max_import_bytes()
+    if length > limit + MULTIPART_OVERHEAD:
+        raise FieldLimitExceeded("file", length, limit, unit="bytes")
+
+
+def _streamed(request: Request, chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
+    """Under ASGI, pull each chunk in the request's sync thread (where the database
+    connection lives); Django would otherwise consume a sync iterator *whole* before sending."""
+    if not isinstance(request._request, ASGIRequest):
+        return chunks
+    return _async_chunks(chunks)
+
+
+_DONE = object()
+
+
+async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    pull = sync_to_async(next, thread_sensitive=True)
+    while (chunk := await pull(chunks, _DONE)) is not _DONE:
+        yield chunk  # type: ignore[misc]
+
+
+urlpatterns = [
+    path("export/", ExportView.as_view(), name="export"),
+    path("import/", ImportView.as_view(), name="import"),
+]

@@ -1,0 +1,489 @@
+"""The import use-case (SPEC §14): a Netscape bookmark file or a Tiddly JSON export, in one go.
+
+``import_items()`` reads the file as a stream, turns each entry into an ``ImportRecord``,
+validates and normalises it with the same rules every write path uses (``content.rules``, the
+prompt template check of ``Prompt.validate_state``) and saves everything in **one transaction**:
+a malformed file (``InvalidImport``, raised even after many entries were read) or an oversized one
+rolls it all back. Entries that cannot be imported are *skipped with a reason*, never fatal.
+
+Why creates do not call ``services.create_item`` one by one: at 100 000 bookmarks that is ~10
+queries per item. New items have no history chain, no row to lock and no old tags, so the
+importer does in bulk exactly what ``create_item`` does per item — the same normalisation, the
+uniqueness check (against the database per batch and within the file), tags resolved once for
+the whole import, ``bulk_create`` of items, tag links and their version-1 history rows (source
+``import``). Updates (``on_conflict=update``) touch existing items, with locks, diffs and history
+chains, so they go through ``services.update_item``.
+
+Decisions worth knowing:
+- uniqueness is the database's (URL per owner among non-deleted bookmarks, name among non-deleted
+  prompts): a repeat within the file is skipped (the first wins), a match in the account is
+  skipped or updated per ``on_conflict``; items in the file's trash (``deleted_at``) never clash;
+- Tiddly JSON ids are not reused: ids are global, so an import gets new ones (an export of one
+  account imported into another must not collide with, or reveal, existing rows);
+- ``on_conflict=update`` overwrites the fields the file carries (for Netscape: title, tags, and
+  the description/notes/archived state when present); ``created_at`` of an existing item stays;
+- Netscape folder names and ``TAGS`` become tags by slugifying them ("Dev Tools" → ``dev-tools``,
+  "Café" → ``cafe``); names with no usable character are dropped with a warning in ``errors``.
+  Over-long browser titles/descriptions are shortened (with a warning) rather than lost; entries
+  of Tiddly JSON follow the limits strictly (skipped).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import chain, islice
+from typing import IO, Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from rest_framework import status
+
+from content import rules, services
+from content.history import Actor, metadata_snapshot
+from content.models import Bookmark, HistoryAction, Item, ItemVersion, Note, Tag
+from content.portability import dbcopy
+from content.portability.errors import InvalidImport
+from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
+from content.portability.records import ImportRecord, ImportSkip
+from content.portability.tiddly_json import read_tiddly_json
+from prompts.models import Prompt
+from tiddly.env import env_int
+from tiddly.errors import FieldLimitExceeded, TiddlyError
+
+MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
+UNIQUE_FIELD = {"bookmark": "url", "prompt": "name"}
+FORMATS = ("json", "netscape")
+CONFLICT_CHOICES = ("skip", "update")
+BATCH_SIZE = 1000
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+ELLIPSIS = "…"
+
+
+def max_import_bytes() -> int:
+    """``TIDDLY_IMPORT_MAX_BYTES`` (settings, else the environment), default 50 MB."""
+    configured = getattr(settings, "TIDDLY_IMPORT_MAX_BYTES", None)
+    if configured is not None:
+        return int(configured)
+    return env_int("TIDDLY_IMPORT_MAX_BYTES", DEFAULT_MAX_BYTES, minimum=1)
+
+
+class ImportConflict(TiddlyError):
+    """Another request created a clashing item while the import ran; nothing was imported."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Another change created a bookmark or prompt that this import also creates, while "
+            "the import was running. Nothing was imported; retry the import."
+        )
+
+
+@dataclass
+class ImportReport:
+    created: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODELS, 0))
+    updated: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODELS, 0))
+    skipped: list[ImportSkip] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "created": dict(self.created),
+            "updated": dict(self.updated),
+            "skipped": [s.as_dict() for s in self.skipped],
+            "errors": list(self.errors),
+        }
+
+
+# --- the use-case -------------------------------------------------------------------------------
+
+
+def import_items(
+    *,
+    owner: Any,
+    stream: IO[bytes],
+    size: int | None = None,
+    format: str | None = None,
+    on_conflict: str = "skip",
+    actor: Actor | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import ``stream`` (bytes) into ``owner``'s account; ``format`` None = detect.
+
+    ``size`` (when known) is checked against ``TIDDLY_IMPORT_MAX_BYTES`` before reading; the
+    limit is enforced while reading too. ``progress(n)`` is called with each ``n`` bytes read.
+    Raises ``InvalidImport`` (malformed file) or ``FieldLimitExceeded`` (too big); either way
+    nothing is saved.
+    """
+    limit = max_import_bytes()
+    if size is not None and size > limit:
+        raise FieldLimitExceeded("file", size, limit, unit="bytes")
+    if on_conflict not in CONFLICT_CHOICES:
+        raise rules.invalid("on_conflict", "Choose 'skip' or 'update'.")
+    chunks = _limited(read_chunks(stream), limit, progress)
+    first = next(chunks, b"")
+    kind = format or detect_format(first)
+    if kind not in FORMATS:
+        raise rules.invalid("format", "Choose 'json' or 'netscape', or leave it out to detect.")
+    report = ImportReport()
+    importer = _Importer(owner, on_conflict, actor or Actor(source="import"), report)
+    with transaction.atomic():
+        for record in _records(kind, chain([first], chunks), report):
+            importer.add(record)
+        importer.flush()
+    report.skipped.sort(key=lambda skip: skip.index)
+    return report
+
+
+def detect_format(head: bytes) -> str:
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        raise InvalidImport("The file is empty")
+    if text[:1] in (b"{", b"["):
+        return "json"
+    if text[:1] == b"<":
+        return "netscape"
+    raise InvalidImport(
+        "The file is neither a Tiddly JSON export nor a Netscape bookmark (HTML) file",
+        line=1,
+        column=1,
+    )
+
+
+def _limited(
+    chunks: Iterable[bytes], limit: int, progress: Callable[[int], None] | None
+) -> Iterator[bytes]:
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit:
+            raise FieldLimitExceeded("file", total, limit, unit="bytes")
+        if progress is not None:
+            progress(len(chunk))
+        yield chunk
+
+
+def _records(
+    kind: str, chunks: Iterable[bytes], report: ImportReport
+) -> Iterator[ImportRecord | ImportSkip]:
+    if kind == "json":
+        document = read_tiddly_json(b"".join(chunks))
+        report.errors.extend(document.warnings)
+        yield from document.records()
+        return
+    reader = NetscapeReader(chunks)
+    converter = _NetscapeConverter(report.errors)
+    try:
+        for entry in reader.entries():
+            if isinstance(entry, NetscapeEntry):
+                yield converter.record(entry)
+            else:
+                yield ImportSkip(entry.index, entry.reason, entry.title, entry.url)
+    except NetscapeError as exc:
+        raise InvalidImport(exc.message, line=exc.line, column=exc.column) from None
+    report.errors.extend(reader.warnings)
+
+
+# --- Netscape entries → records -----------------------------------------------------------------
+
+
+def tag_slug(name: str) -> str:
+    """A folder name or free-form tag as a Tiddly tag: ASCII, lower-case, single hyphens."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    out: list[str] = []
+    for char in folded:
+        if char.isalnum():
+            out.append(char)
+        elif out and out[-1] != "-":
+            out.append("-")
+    return "".join(out).strip("-")[: rules.limit("tag")].strip("-")
+
+
+class _NetscapeConverter:
+    def __init__(self, warnings: list[str]) -> None:
+        self._warnings = warnings
+        self._slugs: dict[str, str] = {}
+        self._now = timezone.now()
+
+    def _slug(self, name: str) -> str:
+        slug = self._slugs.get(name)
+        if slug is None:
+            slug = self._slugs[name] = tag_slug(name)
+            if not slug:
+                self._warnings.append(
+                    f"The folder or tag '{name}' has no letters or digits usable in a tag "
+                    "(a-z, 0-9); its bookmarks were imported without it."
+                )
+        return slug
+
+    def record(self, entry: NetscapeEntry) -> ImportRecord:
+        tags = [s for s in map(self._slug, [*entry.folders, *entry.tags]) if s]
+        present = {"title", "tags"}
+        present.update(
+            name
+            for name, value in (
+                ("description", entry.description),
+                ("content", entry.notes),
+                ("archived_at", entry.archived or None),
+            )
+            if value
+        )
+        updated = entry.last_modified
+        if entry.add_date and (updated is None or updated < entry.add_date):
+            updated = entry.add_date
+        return ImportRecord(
+            index=entry.index,
+            type="bookmark",
+            title=entry.title or None,
+            description=entry.description,
+            content=entry.notes,
+            tags=tags,
+            url=entry.url,
+            created_at=entry.add_date,
+            updated_at=updated,
+            archived_at=self._now if entry.archived else None,
+            lenient=True,
+            present=frozenset(present),
+        )
+
+
+# --- validating and saving ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Prepared:
+    record: ImportRecord
+    item: Item
+    tags: list[str]
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        """What must be unique: a live bookmark's URL, a live prompt's name."""
+        field_name = UNIQUE_FIELD.get(self.record.type)
+        if field_name is None or self.item.deleted_at is not None:
+            return None
+        return (self.record.type, getattr(self.item, field_name))
+
+
+class _Importer:
+    def __init__(self, owner: Any, on_conflict: str, actor: Actor, report: ImportReport) -> None:
+        self.owner = owner
+        self.on_conflict = on_conflict
+        self.actor = actor
+        self.report = report
+        self.now = timezone.now()
+        self.seen: dict[tuple[str, str], int] = {}
+        self.pending: list[_Prepared] = []
+        self.tag_ids: dict[str, Any] = {}
+
+    def add(self, record: ImportRecord | ImportSkip) -> None:
+        if isinstance(record, ImportSkip):
+            self.report.skipped.append(record)
+            return
+        try:
+            prepared = self._prepare(record)
+        except TiddlyError as exc:
+            self._skip(record, exc.message)
+            return
+        key = prepared.key
+        if key is not None:
+            first = self.seen.setdefault(key, record.index)
+            if first != record.index:
+                field_name = UNIQUE_FIELD[record.type]
+                self._skip(record, f"Repeats the {field_name} of entry {first} (the first wins).")
+                return
+        self.pending.append(prepared)
+        if len(self.pending) >= BATCH_SIZE:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        existing = self._existing(pending)
+        creates = []
+        for prepared in pending:
+            match = existing.get(prepared.key) if prepared.key else None
+            if match is None:
+                creates.append(prepared)
+            elif self.on_conflict == "skip":
+                self._skip(
+                    prepared.record,
+                    f"A {prepared.record.type} with this {UNIQUE_FIELD[prepared.record.type]} "
+                    f"already exists (id {match}); on_conflict=skip keeps it unchanged.",
+                )
+            else:
+                self._update(prepared, match)
+        self._create(creates)
+
+    def _skip(self, record: ImportRecord, reason: str) -> None:
+        self.report.skipped.append(ImportSkip(record.index, reason, record.title, record.url))
+
+    # --- one entry ---
+
+    def _prepare(self, record: ImportRecord) -> _Prepared:
+        model = MODELS[record.type]
+        item = model(owner=self.owner)
+        for name in ("title", "description", "content"):
+            setattr(item, name, self._text(record, name))
+        if isinstance(item, Note):
+            rules.require_text("title", item.title, "A note's title")
+        if isinstance(item, Bookmark):
+            if record.url is None:
+                raise rules.invalid("url", "A bookmark's url is required.")
+            item.url = rules.normalize_url(_storable("url", record.url))
+        if isinstance(item, Prompt):
+            item.name = rules.normalize_prompt_name(_storable("name", record.name or ""))
+            rules.require_text("content", item.content, "A prompt's content (its template)")
+            item.arguments = rules.normalize_arguments(record.arguments or [])
+            item.validate_state()
+        tags = rules.normalize_tags(record.tags)
+        self._dates(item, record)
+        return _Prepared(record, item, tags)
+
+    def _text(self, record: ImportRecord, name: str) -> str | None:
+        value = getattr(record, name)
+        if value is None:
+            return None
+        _storable(name, value)
+        limit = rules.limit(name)
+        if record.lenient and name != "content" and len(value) > limit:
+            self.report.errors.append(
+                f"Entry {record.index}: the {name} was shortened from {len(value)} to {limit} "
+                "characters."
+            )
+            value = value[: limit - 1] + ELLIPSIS
+        rules.check_length(name, value)
+        return value
+
+    def _dates(self, item: Item, record: ImportRecord) -> None:
+        created = record.created_at or self.now
+        item.created_at = created
+        item.updated_at = max(record.updated_at or created, created)
+        item.last_used_at = record.last_used_at or created
+        item.archived_at = record.archived_at
+        item.deleted_at = record.deleted_at
+
+    # --- saving ---
+
+    def _existing(self, pending: list[_Prepared]) -> dict[tuple[str, str], Any]:
+        found: dict[tuple[str, str], Any] = {}
+        for kind, field_name in UNIQUE_FIELD.items():
+            values = [p.key[1] for p in pending if p.key and p.key[0] == kind]
+            if not values:
+                continue
+            rows = (
+                MODELS[kind]
+                .objects.filter(owner=self.owner, deleted_at__isnull=True)
+                .filter(**{f"{field_name}__in": values})
+                .values_list(field_name, "pk")
+            )
+            found.update(((kind, value), pk) for value, pk in rows)
+        return found
+
+    def _update(self, prepared: _Prepared, pk: Any) -> None:
+        record, item = prepared.record, prepared.item
+        fields = ["title", "description", "content", "archived_at"]
+        if record.type == "prompt":
+            fields.append("arguments")
+        data: dict[str, Any] = {f: getattr(item, f) for f in fields if f in record.present}
+        if "tags" in record.present:
+            data["tags"] = prepared.tags
+        try:
+            services.update_item(
+                owner=self.owner,
+                ref=services.ItemRef(MODELS[record.type], pk=pk),
+                data=data,
+                actor=self.actor,
+            )
+        except TiddlyError as exc:
+            self._skip(record, exc.message)
+            return
+        self.report.updated[record.type] += 1
+
+    def _create(self, creates: list[_Prepared]) -> None:
+        if not creates:
+            return
+        self._resolve_tags({name for p in creates for name in p.tags})
+        try:
+            with transaction.atomic():
+                for kind, model in MODELS.items():
+                    group = [p for p in creates if p.record.type == kind]
+                    if group:
+                        self._insert(model, group)
+                        self.report.created[kind] += len(group)
+        except IntegrityError:
+            raise ImportConflict() from None
+
+    def _insert(self, model: type[Item], group: list[_Prepared]) -> None:
+        relation = model._meta.get_field("tags")
+        through = relation.remote_field.through  # type: ignore[union-attr]
+        source = f"{relation.m2m_field_name()}_id"  # type: ignore[union-attr]
+        target = f"{relation.m2m_reverse_field_name()}_id"  # type: ignore[union-attr]
+        links = [(p.item.pk, self.tag_ids[name]) for p in group for name in p.tags]
+        versions = [self._version(p) for p in group]
+        if connection.vendor == "postgresql":
+            # COPY: Django's bulk INSERT spends more time building and converting the SQL of
+            # 1 000-row statements than PostgreSQL spends running them.
+            dbcopy.copy_models(model, [p.item for p in group])
+            dbcopy.copy_rows(through, (source, target), links)
+            dbcopy.copy_models(ItemVersion, versions)
+            return
+        model.objects.bulk_create([p.item for p in group], batch_size=BATCH_SIZE)
+        rows = [through(**{source: item, target: tag}) for item, tag in links]
+        through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+        ItemVersion.objects.bulk_create(versions, batch_size=BATCH_SIZE)
+
+    def _version(self, prepared: _Prepared) -> ItemVersion:
+        """Version 1 of a new item, as ``history.record_version`` writes it on create.
+
+        Its time is the import's (not the item's ``created_at`` from the file): history tells
+        when Tiddly recorded a change, and reverting a token's changes "since" relies on it.
+        """
+        item, names = prepared.item, sorted(prepared.tags)
+        return ItemVersion(
+            owner_id=item.owner_id,
+            item_type=item.type_name,
+            item_id=item.pk,
+            version=1,
+            action=HistoryAction.CREATE,
+            changed_fields=sorted(_filled_fields(item, names)),
+            metadata=metadata_snapshot(item, names),
+            content_snapshot=item.content,
+            content_is_null=item.content is None,
+            source=self.actor.source,
+            token_prefix=self.actor.token_prefix,
+            created_at=self.now,
+        )
+
+    def _resolve_tags(self, names: set[str]) -> None:
+        """Get or create each tag name once per import (one query per 1 000 new names)."""
+        missing = iter(sorted(n for n in names if n not in self.tag_ids))
+        while batch := list(islice(missing, BATCH_SIZE)):
+            found = self._tag_rows(batch)
+            new = [Tag(owner=self.owner, name=n) for n in batch if n not in found]
+            if new:
+                Tag.objects.bulk_create(new, ignore_conflicts=True)
+                found = self._tag_rows(batch)
+            self.tag_ids.update(found)
+
+    def _tag_rows(self, names: list[str]) -> dict[str, Any]:
+        rows = Tag.objects.filter(owner=self.owner, name__in=names).values_list("name", "pk")
+        return dict(rows)
+
+
+def _storable(name: str, value: str) -> str:
+    if not rules.storable(value):
+        raise rules.invalid(name, f"The {name} contains a NUL character, which cannot be stored.")
+    return value
+
+
+def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
+    fields = ("title", "description", "content", *item.metadata_fields)
+    filled = [f for f in dict.fromkeys(fields) if getattr(item, f) not in (None, "", [])]
+    return filled + (["tags"] if tag_names else [])
+
+
+__all__ = ["ImportReport", "detect_format", "import_items", "max_import_bytes", "tag_slug"]

@@ -1,0 +1,119 @@
+"""Notes and prompts as a zip of Markdown files with YAML front matter, streamed.
+
+The zip is written by the standard library's ``zipfile`` into a write-only sink that the
+generator empties after every file: ``zipfile`` sees an unseekable stream and writes each
+member's sizes in a data descriptor after its data, so nothing but the current file and the
+central directory (a few dozen bytes per member) is ever held in memory — no temporary file.
+
+Layout: ``notes/<title>.md`` and ``prompts/<name>.md``; names are ASCII slugs, unique within the
+archive (``-2``, ``-3``… on a clash, the item id when a title has no usable characters). Each
+file is ``---\\n<YAML>---\\n\\n<content>``; the YAML (written with ``yaml.safe_dump``) holds id,
+type, title, description, tags, the dates (ISO 8601 strings) and, for prompts, name and
+arguments.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import zipfile
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import yaml
+
+from content.portability.tiddly_json import iso
+
+MAX_STEM = 80
+FOLDERS = {"note": "notes", "prompt": "prompts"}
+
+
+class _Sink:
+    """A write-only, unseekable file object whose written bytes are taken with ``take()``."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._offset = 0
+
+    def write(self, data: bytes) -> int:
+        self._parts.append(bytes(data))
+        self._offset += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self._offset
+
+    def flush(self) -> None:
+        pass
+
+    def take(self) -> bytes:
+        data, self._parts = b"".join(self._parts), []
+        return data
+
+
+def slug(text: str | None) -> str:
+    """An ASCII file-name stem: accents folded, anything else a hyphen, at most MAX_STEM."""
+    folded = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
+    out: list[str] = []
+    for char in folded.lower():
+        if char.isalnum():
+            out.append(char)
+        elif out and out[-1] != "-":
+            out.append("-")
+    return "".join(out).strip("-")[:MAX_STEM].strip("-")
+
+
+def front_matter(item: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": str(item.pk),
+        "type": item.type_name,
+        "title": item.title,
+        "description": item.description,
+        "tags": item.tag_names(),
+    }
+    if item.type_name == "prompt":
+        data["name"] = item.name
+        data["arguments"] = item.arguments
+    for name in ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at"):
+        data[name] = iso(getattr(item, name))
+    return data
+
+
+def markdown_file(item: Any) -> str:
+    header = yaml.safe_dump(
+        front_matter(item), sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
+    return f"---\n{header}---\n\n{item.content or ''}"
+
+
+class _Names:
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+
+    def for_item(self, item: Any) -> str:
+        stem = slug(item.name if item.type_name == "prompt" else item.title) or str(item.pk)
+        folder = FOLDERS[item.type_name]
+        candidate, n = f"{folder}/{stem}.md", 1
+        while candidate in self._used:
+            n += 1
+            candidate = f"{folder}/{stem}-{n}.md"
+        self._used.add(candidate)
+        return candidate
+
+
+def _zip_info(name: str, item: Any) -> zipfile.ZipInfo:
+    stamp = item.updated_at.timetuple()[:6]
+    info = zipfile.ZipInfo(name, date_time=stamp if stamp[0] >= 1980 else (1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def write_markdown_zip(items: Iterable[Any]) -> Iterator[bytes]:
+    """The zip as ``bytes`` chunks, one per member plus the closing central directory."""
+    sink = _Sink()
+    names = _Names()
+    with zipfile.ZipFile(sink, mode="w") as archive:  # type: ignore[arg-type]
+        for item in items:
+            archive.writestr(_zip_info(names.for_item(item), item), markdown_file(item))
+            yield sink.take()
+    yield sink.take()

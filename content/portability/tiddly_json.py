@@ -1,0 +1,205 @@
+"""Tiddly's own export format (SPEC §14), version 1: a streaming writer and a validating reader.
+
+    {"format": "tiddly", "version": 1, "exported_at": "2025-01-31T12:00:00Z",
+     "items": [{"type", "id", "title", "description", "content", "tags", "url"?, "name"?,
+                "arguments"?, "created_at", "updated_at", "last_used_at", "archived_at",
+                "deleted_at"}, …],
+     "filters": [], "relationships": []}
+
+Dates are ISO 8601 in UTC (``Z``) or null; ``url`` is on bookmarks only, ``name`` and
+``arguments`` on prompts only. ``filters`` and ``relationships`` (SPEC §11/§12) do not exist in
+this version of Tiddly yet: the writer emits empty lists, and the reader accepts them and ignores
+their entries with a warning in the import's ``errors`` — the format already has their place, so
+files written later stay readable.
+
+Reading: structural problems (not JSON, not an object, wrong ``format``, unsupported ``version``,
+``items`` not a list) are ``InvalidImport`` with a line/column or a JSONPath; a bad entry (wrong
+type, a non-date ``created_at``, …) is skipped with its reason and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from content.portability.errors import InvalidImport
+from content.portability.records import ImportRecord, ImportSkip
+
+FORMAT = "tiddly"
+VERSION = 1
+TYPES = ("bookmark", "note", "prompt")
+TEXT_FIELDS = ("title", "description", "content", "url", "name")
+DATE_FIELDS = ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at")
+LATER_SECTIONS = ("filters", "relationships")
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text.removesuffix("+00:00") + "Z"
+
+
+def item_record(item: Any) -> dict[str, Any]:
+    """One item as it appears in ``items`` (tags must be prefetched to keep this query-free)."""
+    data: dict[str, Any] = {
+        "type": item.type_name,
+        "id": str(item.pk),
+        "title": item.title,
+        "description": item.description,
+        "content": item.content,
+        "tags": item.tag_names(),
+    }
+    if item.type_name == "bookmark":
+        data["url"] = item.url
+    elif item.type_name == "prompt":
+        data["name"] = item.name
+        data["arguments"] = item.arguments
+    for name in DATE_FIELDS:
+        data[name] = iso(getattr(item, name))
+    return data
+
+
+def write_tiddly_json(items: Iterable[Any], *, exported_at: datetime) -> Iterator[str]:
+    """The document as ``str`` chunks: one per item, so memory stays flat whatever the count."""
+    yield (
+        f'{{"format": "{FORMAT}", "version": {VERSION}, '
+        f'"exported_at": "{iso(exported_at)}", "items": ['
+    )
+    separator = "\n"
+    for item in items:
+        yield separator + json.dumps(item_record(item), ensure_ascii=False)
+        separator = ",\n"
+    yield '\n], "filters": [], "relationships": []}\n'
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+class TiddlyDocument:
+    """A parsed, structurally valid Tiddly JSON file; ``records()`` converts entry by entry."""
+
+    def __init__(self, items: list[Any], warnings: list[str]) -> None:
+        self._items = items
+        self.warnings = warnings
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def records(self) -> Iterator[ImportRecord | ImportSkip]:
+        for index in range(len(self._items)):
+            raw, self._items[index] = self._items[index], None  # free entries as we go
+            yield entry_record(index, raw)
+
+
+def read_tiddly_json(data: bytes) -> TiddlyDocument:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InvalidImport("The file is not UTF-8 text", line=line, column=column) from None
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidImport(
+            f"The file is not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise InvalidImport(f"The file is not valid JSON: {exc}") from None
+    return _validated(document)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _validated(document: Any) -> TiddlyDocument:
+    if not isinstance(document, dict):
+        raise InvalidImport("A Tiddly export is a JSON object", path="$")
+    if document.get("format") != FORMAT:
+        raise InvalidImport(
+            f'This JSON is not a Tiddly export: "format" must be "{FORMAT}". To import browser '
+            "bookmarks, upload their HTML export",
+            path="$.format",
+        )
+    if document.get("version") != VERSION:
+        raise InvalidImport(
+            f"Unsupported Tiddly export version {document.get('version')!r}: this server reads "
+            f"version {VERSION}",
+            path="$.version",
+        )
+    items = document.get("items")
+    if not isinstance(items, list):
+        raise InvalidImport('"items" must be a list of items', path="$.items")
+    warnings = []
+    for section in LATER_SECTIONS:
+        value = document.get(section, [])
+        if not isinstance(value, list):
+            raise InvalidImport(f'"{section}" must be a list', path=f"$.{section}")
+        if value:
+            warnings.append(
+                f"The file has {len(value)} {section}; this server does not support {section} "
+                "yet, so they were not imported."
+            )
+    return TiddlyDocument(items, warnings)
+
+
+def entry_record(index: int, raw: Any) -> ImportRecord | ImportSkip:
+    """Check one entry's shape and convert it; a wrong shape is a skip with the reason."""
+    if not isinstance(raw, dict):
+        return ImportSkip(index, "The entry is not a JSON object.")
+    title = raw.get("title") if isinstance(raw.get("title"), str) else None
+    url = raw.get("url") if isinstance(raw.get("url"), str) else None
+    problem = _shape_problem(raw)
+    if problem:
+        return ImportSkip(index, problem, title, url)
+    values: dict[str, Any] = {name: raw.get(name) for name in TEXT_FIELDS}
+    for name in DATE_FIELDS:
+        values[name] = _date(raw.get(name))
+    return ImportRecord(
+        index=index,
+        type=raw["type"],
+        tags=list(raw.get("tags") or []),
+        arguments=raw.get("arguments"),
+        present=frozenset(raw),
+        **values,
+    )
+
+
+def _shape_problem(raw: dict[str, Any]) -> str | None:
+    kind = raw.get("type")
+    if kind not in TYPES:
+        return f"Unknown type {kind!r}: expected one of {', '.join(TYPES)}."
+    for name in TEXT_FIELDS:
+        if raw.get(name) is not None and not isinstance(raw[name], str):
+            return f"{name} must be a string or null."
+    tags = raw.get("tags")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        return "tags must be a list of strings."
+    arguments = raw.get("arguments")
+    if arguments is not None and not (
+        isinstance(arguments, list) and all(isinstance(a, dict) for a in arguments)
+    ):
+        return "arguments must be a list of {name, description, required} objects."
+    for name in DATE_FIELDS:
+        value = raw.get(name)
+        if value is not None and (not isinstance(value, str) or _date(value) is None):
+            return f"{name} must be an ISO 8601 date-time (e.g. 2025-01-31T12:00:00Z) or null."
+    return None
+
+
+def _date(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        return None
+    if parsed is not None and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed
