@@ -93,10 +93,11 @@ def test_saving_an_invalid_template_shows_the_error(
     admin_browser.find_element(By.NAME, "_save").click()
 
     assert admin_browser.find_element(By.CSS_SELECTOR, ".errornote").is_displayed()
-    # Today the message is a form-wide error above the fields; issue 13 wants it on the content
-    # field, which needs content/admin.py to attach it there (see the hardening report).
-    errors = admin_browser.find_element(By.CSS_SELECTOR, "ul.errorlist.nonfield").text
+    # The message sits on the content field (the template), not above the form.
+    field_row = admin_browser.find_element(By.CSS_SELECTOR, ".field-content")
+    errors = field_row.find_element(By.CSS_SELECTOR, "ul.errorlist").text
     assert "Template uses undefined variable(s): stranger" in errors
+    assert not admin_browser.find_elements(By.CSS_SELECTOR, "ul.errorlist.nonfield")
     prompt.refresh_from_db()
     assert prompt.content == "Hello {{ who }}"
 
@@ -128,9 +129,12 @@ def test_opening_a_history_diff(admin_browser: WebDriver, live_server: Any, staf
 def test_restoring_a_version(admin_browser: WebDriver, live_server: Any, staff: Any) -> None:
     prompt = _with_two_versions(staff)
     admin_browser.get(f"{live_server.url}/admin/prompts/prompt/{prompt.pk}/history/1/")
-    # Today one click restores, without a confirmation step; issue 13 wants a confirmation page,
-    # which needs content/admin_history.py (see the hardening report).
-    admin_browser.find_element(By.XPATH, "//button[text()='Restore this version']").click()
+    admin_browser.find_element(By.XPATH, "//button[text()='Restore this version…']").click()
+    # A confirmation page first: nothing has changed yet.
+    confirm = admin_browser.find_element(By.CSS_SELECTOR, "input[value='Yes, restore version 1']")
+    prompt.refresh_from_db()
+    assert prompt.content == "Goodbye {{ who }}"
+    confirm.click()
 
     assert "restore" in messages(admin_browser).lower()
     prompt.refresh_from_db()

@@ -23,6 +23,7 @@ from content.reads import ItemRef
 from content.services import Precondition
 from tiddly.errors import (
     FieldLimitExceeded,
+    InvalidTemplate,
     NameConflict,
     StaleItem,
     TiddlyError,
@@ -78,6 +79,8 @@ def _add_service_error(form: forms.BaseForm, exc: TiddlyError) -> None:
             add(
                 field, format_html('<a href="{}">Open the existing {}</a>.', url, opts.verbose_name)
             )
+    elif isinstance(exc, InvalidTemplate):
+        add("content", exc.message)  # the template is the content; arguments are named in it
     elif isinstance(exc, StaleItem):
         add(
             None,

@@ -137,11 +137,13 @@ class HistoryAdminMixin(admin.ModelAdmin):
     def restore_version_view(
         self, request: HttpRequest, object_id: str, version: int
     ) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
+        if request.method not in ("GET", "POST"):
+            return HttpResponseNotAllowed(["GET", "POST"])
         item = self._viewable(request, object_id)
         if not self.has_change_permission(request, item):
             raise PermissionDenied
+        if request.method == "GET" or request.POST.get("confirm") != "yes":
+            return self._restore_confirmation(request, item, version)
         try:
             services.restore_version(
                 owner=item.owner,
@@ -155,6 +157,30 @@ class HistoryAdminMixin(admin.ModelAdmin):
         still = " It is still archived." if item.is_archived else ""
         messages.success(request, f"Restored version {version} as a new version.{still}")
         return HttpResponseRedirect(self._url("change", item))
+
+    def _restore_confirmation(self, request: HttpRequest, item: Item, version: int) -> HttpResponse:
+        """Restoring replaces the current content and metadata: say what, then ask."""
+        try:
+            row = history.get_version(item, version)
+        except TiddlyError as exc:
+            messages.error(request, exc.message)
+            return HttpResponseRedirect(self._url("history", item))
+        return TemplateResponse(
+            request,
+            "admin/content/restore_confirmation.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Restore version {version}?",
+                "subtitle": None,
+                "opts": self.opts,
+                "original": item,
+                "row": row,
+                "version": version,
+                "latest": history.latest_version(item),
+                "version_url": self._version_url("version", item, version),
+                "is_archived": item.is_archived,
+            },
+        )
 
     # Helpers ----------------------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.db.models.functions import Length
+from django.db.models.functions import Length, Substr
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
@@ -31,7 +32,7 @@ from content.admin.actions import (
     unarchive_selected,
 )
 from content.admin.filters import StateFilter, TagFilter
-from content.admin.forms import ItemAdminForm
+from content.admin.forms import MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
 from content.models import Bookmark, Item, ItemVersion, Note
 from content.reads import ItemRef
@@ -107,6 +108,8 @@ class ItemAdmin(OwnedAdmin):
             return [(None, {"fields": main}), ("State", {"fields": ["archived_at"]})]
         if self.has_change_permission(request, obj):
             main.append("loaded_updated_at")  # optimistic lock: a stale save is refused
+        if self._content_too_big_to_inline(request, obj):
+            main[main.index("content")] = "content_excerpt"
         main.insert(0, "owner")
         state = ["state", "archived_at", "deleted_at"]
         times = ["created_at", "updated_at", "last_used_at", "content_length"]
@@ -120,7 +123,36 @@ class ItemAdmin(OwnedAdmin):
         readonly = list(super().get_readonly_fields(request, obj))
         if obj is None and request.user.is_superuser:
             readonly.remove("owner")  # a superuser picks the owner of a new item
+        if obj is not None and self._content_too_big_to_inline(request, obj):
+            readonly.append("content_excerpt")
         return readonly
+
+    def _content_too_big_to_inline(self, request: HttpRequest, obj: Item) -> bool:
+        """Megabytes in a textarea make the page slow to send and to render: above
+        TIDDLY_ADMIN_INLINE_CONTENT_CHARS the page shows an excerpt (the content stays as it is
+        on save) unless the person asks for the editor with ``?edit_content=1``."""
+        if request.GET.get("edit_content") == "1":
+            return False
+        chars = getattr(obj, "content_chars", None)
+        return chars is not None and chars > settings.TIDDLY_ADMIN_INLINE_CONTENT_CHARS
+
+    @admin.display(description="content")
+    def content_excerpt(self, obj: Item) -> str:
+        limit = settings.TIDDLY_ADMIN_EXCERPT_CHARS
+        head = (
+            type(obj).objects.filter(pk=obj.pk).values_list(Substr("content", 1, limit), flat=True)
+        )
+        chars = getattr(obj, "content_chars", 0) or 0
+        return format_html(
+            '<pre style="{}white-space: pre-wrap; max-height: 30em; overflow: auto">{}</pre>'
+            '<p class="help">The first {} of {} characters. The content is left unchanged when '
+            'you save this page. <a href="?edit_content=1">Load all of it into the editor</a> '
+            "(slow for large items), or edit it through the API or an agent.</p>",
+            MONOSPACE,
+            head.first() or "",
+            f"{limit:,}",
+            f"{chars:,}",
+        )
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Items in the trash are read-only, as in the API: restore them first.

@@ -631,3 +631,50 @@ def test_history_changelist_is_read_only_and_searchable_by_item_id(
     assert page.status_code == 200
     assert 'name="_save"' not in page.content.decode()
     assert change_url(note) in page.content.decode()
+
+
+# --- SPEC §9 polish -----------------------------------------------------------------------------
+
+
+def test_a_large_note_opens_with_an_excerpt_and_saving_metadata_keeps_its_content(
+    staff_client: Client, staff: Any, settings: Any
+) -> None:
+    settings.TIDDLY_ADMIN_INLINE_CONTENT_CHARS = 1_000
+    big = "".join(f"line {n}\n" for n in range(2_000))
+    note = create(Note, staff, content=big)
+
+    page = staff_client.get(change_url(note))
+
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "content" not in page.context["adminform"].form.fields
+    assert "Load all of it into the editor" in html
+    assert "line 1999" not in html  # the tail is not inlined
+    saved = staff_client.post(
+        change_url(note), form_data(staff_client, change_url(note), title="T")
+    )
+    assert saved.status_code == 302
+    after = fresh(note)
+    assert (after.title, after.content) == ("T", big)
+
+
+def test_a_large_note_can_still_be_opened_in_the_editor_on_request(
+    staff_client: Client, staff: Any, settings: Any
+) -> None:
+    settings.TIDDLY_ADMIN_INLINE_CONTENT_CHARS = 1_000
+    note = create(Note, staff, content="x" * 5_000)
+
+    page = staff_client.get(change_url(note) + "?edit_content=1")
+
+    assert "content" in page.context["adminform"].form.fields
+
+
+def test_the_tag_filter_offers_only_tags_that_type_uses(staff_client: Client, staff: Any) -> None:
+    create(Note, staff, tags=["note-only"])
+    create(Bookmark, staff, tags=["bookmark-only"])
+
+    page = staff_client.get(changelist_url(Note))
+
+    tag_filter = next(f for f in page.context["cl"].filter_specs if f.parameter_name == "tag")
+    offered = {value for value, _ in tag_filter.lookup_choices}
+    assert offered == {"note-only"}

@@ -79,7 +79,7 @@ def test_change_page_shows_the_history_table(admin_client: Client, note: Note) -
     assert "content" in rows[1]["changed"]
     assert rows[0]["restore_url"] is None  # the current version
     assert rows[1]["restore_url"] == version_url(note, 2, "restore")
-    assert page.count("Restore this version") == 2
+    assert page.count("Restore…") == 2
 
 
 def test_saving_the_change_form_records_a_version_with_source_admin(
@@ -124,7 +124,7 @@ def test_history_page_lists_every_row(admin_client: Client, note: Note, superuse
 def test_restore_button_restores_content_and_metadata_as_a_new_version(
     admin_client: Client, note: Note
 ) -> None:
-    response = admin_client.post(version_url(note, 1, "restore"), follow=True)
+    response = admin_client.post(version_url(note, 1, "restore"), {"confirm": "yes"}, follow=True)
     assert response.redirect_chain[-1][0] == change_url(note)
     assert "Restored version 1 as a new version." in texts(response)
     row = Note.objects.get(pk=note.pk)
@@ -133,15 +133,21 @@ def test_restore_button_restores_content_and_metadata_as_a_new_version(
     assert (latest.action, latest.source) == ("restore", "admin")
 
 
-def test_restore_must_be_a_post(admin_client: Client, note: Note) -> None:
-    assert admin_client.get(version_url(note, 1, "restore")).status_code == 405
+def test_restore_asks_for_confirmation_before_restoring(admin_client: Client, note: Note) -> None:
+    page = admin_client.get(version_url(note, 1, "restore"))
+    assert page.status_code == 200
+    assert "Yes, restore version 1" in page.content.decode()
+    unconfirmed = admin_client.post(version_url(note, 1, "restore"))
+    assert unconfirmed.status_code == 200
+    assert "Yes, restore version 1" in unconfirmed.content.decode()
+    assert admin_client.delete(version_url(note, 1, "restore")).status_code == 405
     assert numbers(note) == [1, 2, 3]
 
 
 def test_restore_without_a_csrf_token_is_refused(superuser: Any, note: Note) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(superuser)
-    assert client.post(version_url(note, 1, "restore")).status_code == 403
+    assert client.post(version_url(note, 1, "restore"), {"confirm": "yes"}).status_code == 403
     assert numbers(note) == [1, 2, 3]
 
 
@@ -156,7 +162,7 @@ def test_restoring_an_archived_prompts_old_version_keeps_it_archived(
     )
     update(superuser, prompt, content="Hello {{ who }}!")
     services.archive_item(owner=superuser, ref=ref(prompt), actor=Actor())
-    response = admin_client.post(version_url(prompt, 1, "restore"), follow=True)
+    response = admin_client.post(version_url(prompt, 1, "restore"), {"confirm": "yes"}, follow=True)
     assert "Restored version 1 as a new version. It is still archived." in texts(response)
     row = Prompt.objects.get(pk=prompt.pk)
     assert row.content == "Hi {{ who }}"
@@ -173,7 +179,7 @@ def test_a_failed_restore_shows_the_services_message_and_changes_nothing(
     services.create_item(
         owner=superuser, model=Prompt, data={"name": "greet", "content": "Yo"}, actor=Actor()
     )
-    response = admin_client.post(version_url(prompt, 1, "restore"), follow=True)
+    response = admin_client.post(version_url(prompt, 1, "restore"), {"confirm": "yes"}, follow=True)
     assert response.redirect_chain[-1][0] == version_url(prompt, 1)
     assert any("was not restored" in t and "greet" in t for t in texts(response))
     assert Prompt.objects.get(pk=prompt.pk).name == "hello"
@@ -187,7 +193,7 @@ def test_an_item_in_the_trash_shows_history_but_cannot_be_restored(
     response = admin_client.get(change_url(note))
     assert all(r["restore_url"] is None for r in response.context["item_history"]["rows"])
     assert admin_client.get(version_url(note, 1)).context["can_restore"] is False
-    assert admin_client.post(version_url(note, 1, "restore")).status_code == 403
+    assert admin_client.post(version_url(note, 1, "restore"), {"confirm": "yes"}).status_code == 403
     assert numbers(note) == [1, 2, 3]
 
 
@@ -198,7 +204,7 @@ def test_another_staff_users_item_history_is_not_found(note: Note, other: Any) -
     client.force_login(other)
     assert client.get(version_url(note, 1)).status_code == 404
     assert client.get(history_page_url(note)).status_code == 404
-    assert client.post(version_url(note, 1, "restore")).status_code == 404
+    assert client.post(version_url(note, 1, "restore"), {"confirm": "yes"}).status_code == 404
     assert numbers(note) == [1, 2, 3]
 
 

@@ -94,7 +94,7 @@ def test_undeclared_template_variable_is_shown_on_the_form_and_nothing_changes(
 
     response = _post(staff_client, prompt, content=TEMPLATE + "{{ audience }}")
 
-    assert _form_errors(response)["__all__"] == [
+    assert _form_errors(response)["content"] == [
         "Template uses undefined variable(s): audience. Add them to arguments or remove them "
         "from the template."
     ]
@@ -109,7 +109,7 @@ def test_template_syntax_error_is_shown_with_jinjas_message(
 ) -> None:
     response = _post(staff_client, prompt, content="{{ code ")
 
-    (message,) = _form_errors(response)["__all__"]
+    (message,) = _form_errors(response)["content"]
     assert "line 1" in message
     assert fresh(prompt).content == TEMPLATE
 
@@ -117,7 +117,7 @@ def test_template_syntax_error_is_shown_with_jinjas_message(
 def test_unused_argument_is_shown_on_the_form(staff_client: Client, prompt: Prompt) -> None:
     response = _post(staff_client, prompt, content="Review {{ code }}")
 
-    assert _form_errors(response)["__all__"] == [
+    assert _form_errors(response)["content"] == [
         "Unused argument(s): language. Remove them from arguments or use them in the template."
     ]
 
