@@ -122,6 +122,18 @@ class ContentListQuerySerializer(ListQuerySerializer):
     )
 
 
+class DeleteQuerySerializer(serializers.Serializer):
+    permanent = serializers.BooleanField(
+        required=False, default=False, help_text="Delete for good, with its history."
+    )
+
+
+class TagListQuerySerializer(serializers.Serializer):
+    include_inactive = serializers.BooleanField(
+        required=False, default=False, help_text="Include tags with no active items."
+    )
+
+
 class NoBodySerializer(StrictSerializer):
     """Lifecycle actions take no body; anything but nothing or ``{}`` is a mistake worth a 400."""
 

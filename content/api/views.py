@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 
 from django.db import transaction
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_view,
 )
@@ -90,13 +89,8 @@ def item_schema(
         ),
         destroy=extend_schema(
             summary=f"Delete a {label} (trash, or permanently)",
-            parameters=[
-                OpenApiParameter(
-                    "permanent", bool, description="Delete for good, with its history."
-                ),
-                IF_MATCH,
-            ],
-            responses={204: None, **errors(404, 412)},
+            parameters=[s.DeleteQuerySerializer, IF_MATCH],
+            responses={204: None, **errors(400, 404, 412)},
         ),
         archive=extend_schema(
             summary=f"Archive a {label}", request=None, responses={200: full, **errors(404)}
@@ -184,9 +178,7 @@ class ItemViewSet(HistoryActions):
         return item_response(item, request)
 
     def destroy(self, request: Request, pk: str) -> Response:
-        permanent = serializers.BooleanField().to_internal_value(
-            request.query_params.get("permanent", "false")
-        )
+        permanent = validated(s.DeleteQuerySerializer, request.query_params)["permanent"]
         ref, actor, checked = self.ref(), actor_for(request), precondition(request)
         if permanent:
             services.delete_item_permanently(owner=owner_of(request), ref=ref, precondition=checked)
@@ -294,12 +286,8 @@ class ContentViewSet(viewsets.GenericViewSet):
 @extend_schema_view(
     list=extend_schema(
         summary="List your tags with counts of active items",
-        parameters=[
-            OpenApiParameter(
-                "include_inactive", bool, description="Include tags with no active items."
-            )
-        ],
-        responses={200: s.TagOut(many=True), **errors()},
+        parameters=[s.TagListQuerySerializer],
+        responses={200: s.TagOut(many=True), **errors(400)},
     ),
     partial_update=extend_schema(
         summary="Rename a tag",
@@ -319,9 +307,7 @@ class TagViewSet(viewsets.GenericViewSet):
         return Tag.objects.filter(owner=owner_of(self.request))
 
     def list(self, request: Request) -> Response:
-        include = serializers.BooleanField().to_internal_value(
-            request.query_params.get("include_inactive", "false")
-        )
+        include = validated(s.TagListQuerySerializer, request.query_params)["include_inactive"]
         return Response(queries.tag_counts(owner_of(request), include_inactive=include))
 
     def partial_update(self, request: Request, name: str) -> Response:

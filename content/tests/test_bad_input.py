@@ -761,3 +761,25 @@ def test_non_ascii_text_without_surrogates_is_accepted(api: Any) -> None:
     )
     assert response.status_code == 201
     assert response.json()["content"] == "école 🙂 straße"
+
+
+@pytest.mark.parametrize("value", ["maybe", "null"])
+def test_a_bad_permanent_flag_is_a_validation_error_naming_it_and_deletes_nothing(
+    api: Any, owner: Any, value: str
+) -> None:
+    note = NoteFactory(owner=owner)
+
+    response = api.delete(f"/api/notes/{note.pk}/?permanent={value}")
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "validation_error"
+    assert list(response.json()["fields"]) == ["permanent"]
+    note.refresh_from_db()
+    assert note.deleted_at is None
+
+
+def test_a_bad_include_inactive_flag_is_a_validation_error_naming_it(api: Any) -> None:
+    response = api.get("/api/tags/?include_inactive=perhaps")
+
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["include_inactive"]
