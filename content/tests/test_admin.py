@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.messages import get_messages
 from django.forms import MultiWidget
 from django.test import Client
@@ -678,3 +679,37 @@ def test_the_tag_filter_offers_only_tags_that_type_uses(staff_client: Client, st
     tag_filter = next(f for f in page.context["cl"].filter_specs if f.parameter_name == "tag")
     offered = {value for value, _ in tag_filter.lookup_choices}
     assert offered == {"note-only"}
+
+
+def test_validating_an_admin_form_writes_nothing_and_saving_it_goes_through_the_service(
+    staff: Any,
+) -> None:
+    from content.admin.items import NoteAdmin
+
+    note = create(Note, staff)
+    model_admin = NoteAdmin(Note, admin.site)
+    request = type("R", (), {"user": staff, "GET": {}})()
+    form_class = model_admin.get_form(request, note, change=True)
+    form = form_class(
+        data={
+            "title": "Renamed",
+            "description": "",
+            "content": note.content,
+            "tags": "",
+            "archived_at_0": "",
+            "archived_at_1": "",
+            "loaded_updated_at": note.updated_at.isoformat(),
+        },
+        instance=fresh(note),
+    )
+
+    assert form.is_valid(), form.errors
+    assert fresh(note).title == "A note"  # validated, not written
+    assert ItemVersion.objects.filter(item_id=note.pk).count() == 1
+
+    saved = form.save()
+
+    assert fresh(note).title == "Renamed"
+    assert saved.pk == note.pk
+    latest = ItemVersion.objects.filter(item_id=note.pk).order_by("-created_at").first()
+    assert (latest.version, latest.source) == (2, "admin")
