@@ -241,7 +241,8 @@ class PromptTools(ToolsetBase, MCPToolset):
         verb = "Would update" if outcome.dry_run else "Updated"
         result = _written(prompt, f"{verb} prompt '{prompt.name}' (match: {where}{what}).")
         data = edit_data(outcome)
-        return {**data, **result}  # type: ignore[return-value]
+        data.update(result)
+        return data  # type: ignore[return-value]
 
     def update_prompt(
         self,
@@ -349,7 +350,9 @@ class PromptTools(ToolsetBase, MCPToolset):
             precondition=Precondition(t.aware(expected_updated_at)),
         )
         assert isinstance(item, Prompt)
-        return {**restore_result(item, version), "name": item.name}  # type: ignore[return-value]
+        restored = restore_result(item, version)
+        restored["name"] = item.name
+        return restored  # type: ignore[return-value]
 
     def list_tags(self) -> t.TagList:
         """List the user's tags with how many active items (prompts, notes and bookmarks)
