@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from content import item_types
 from content.history_codec import Patch, apply_patch, make_patch
-from content.history_diff import TextDiff, unified_diff
+from content.history_diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
 from tiddly.errors import NotFound
 
@@ -416,7 +416,9 @@ class VersionDiff:
     diff: TextDiff
 
 
-def version_diff(item: Item, number: int, *, context: int = 3) -> VersionDiff:
+def version_diff(
+    item: Item, number: int, *, context: int = 3, max_chars: int = MAX_DIFF_CHARS
+) -> VersionDiff:
     """What version ``number`` changed: a bounded unified diff of the content, and both rows."""
     row = get_version(item, number)
     pair = reconstruct_with_previous(item, number)
@@ -427,6 +429,7 @@ def version_diff(item: Item, number: int, *, context: int = 3) -> VersionDiff:
         old_label=f"{label} v{number - 1}" if number > 1 else "/dev/null",
         new_label=f"{label} v{number}",
         context=context,
+        max_chars=max_chars,
     )
     return VersionDiff(row, previous_row(item, number), pair.previous != pair.content, diff)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from diff_match_patch import diff_match_patch
 
-__all__ = ["Patch", "apply_patch", "make_patch", "patch_size", "span_patch"]
+__all__ = ["Patch", "apply_patch", "make_patch", "ops_patch", "patch_size", "span_patch"]
 
 Patch = str
 Op = tuple[int, int, str]
@@ -50,6 +50,15 @@ def span_patch(*, start: int, new_len: int, old_text: str) -> Patch:
     if new_len == 0 and not old_text:
         return _encode([])
     return _encode([(start, new_len, old_text)])
+
+
+def ops_patch(ops: list[Op]) -> Patch:
+    """Reverse patch from known ops (``EditPlan.reverse_ops``: sorted, non-overlapping, in
+    offsets of the NEWER text), e.g. the several spans of one multi-edit."""
+    for pos, delete_len, _ in ops:
+        if pos < 0 or delete_len < 0:
+            raise ValueError("op positions and lengths must be non-negative")
+    return _encode(ops)
 
 
 def make_patch(new: str, old: str) -> Patch:

@@ -80,8 +80,10 @@ def get_owned(owner: Owner, ref: ItemRef) -> Item:
 
 def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
     """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
-    item = queries.owned(owner, ref.model).filter(pk=ref.pk).only("id", "owner", "deleted_at")
-    found = queries.one(item)
+    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
+    if ref.name is not None:
+        qs = qs.active()
+    found = queries.one(qs.only("id", "owner", "deleted_at"))
     if found is None:
         raise ref.not_found()
     return found
@@ -194,6 +196,18 @@ def history_page(
     return total, [history_entry(row) for row in found]
 
 
+def history_summary(item: Item, *, limit: int, offset: int) -> dict[str, Any]:
+    """A history page as the MCP history tools return it (SPEC §7): the entries without their
+    metadata snapshots, the total and whether more follow."""
+    total, entries = history_page(item, limit=limit, offset=offset)
+    keys = ("version", "action", "changed_fields", "source", "token_prefix", "created_at")
+    return {
+        "versions": [{key: entry[key] for key in keys} for entry in entries],
+        "total": total,
+        "has_more": offset + len(entries) < total,
+    }
+
+
 def window_data(window: editing.LineWindow) -> dict[str, Any]:
     return {
         "total_lines": window.total_lines,
@@ -215,9 +229,11 @@ def version_data(
     return data
 
 
-def diff_data(item: Item, number: int, *, context: int = 3) -> dict[str, Any]:
+def diff_data(
+    item: Item, number: int, *, context: int = 3, max_chars: int = history.MAX_DIFF_CHARS
+) -> dict[str, Any]:
     """What version ``number`` changed: a bounded unified diff and the metadata before/after."""
-    found = history.version_diff(item, number, context=context)
+    found = history.version_diff(item, number, context=context, max_chars=max_chars)
     return {
         "version": number,
         "previous_version": number - 1 if number > 1 else None,

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from content.editing import LineWindow, count_lines
 from content.models import Item
+
+if TYPE_CHECKING:
+    from content.services import EditOutcome
 
 PREVIEW_CHARS = 500
 _WHITESPACE = re.compile(r"\s+")
@@ -104,6 +107,28 @@ def page_data(items: list[Item], total: int, offset: int) -> dict[str, Any]:
         "total": total,
         "has_more": offset + len(items) < total,
     }
+
+
+def edit_data(outcome: EditOutcome) -> dict[str, Any]:
+    """The answer to an edit (SPEC §4.3): the match of the one edit (with ``replacements`` for
+    replace_all) or one entry per edit of ``edits``, and the dry run's diff."""
+    data: dict[str, Any]
+    if outcome.batch:
+        data = {
+            "edits": [
+                {"match_type": r.match_type, "line": r.line, "replacements": r.replacements}
+                for r in outcome.results
+            ]
+        }
+    else:
+        data = {"match_type": outcome.match_type, "line": outcome.line}
+        if outcome.replace_all:
+            data["replacements"] = outcome.replacements
+    data["id"] = str(outcome.item.pk)
+    data["updated_at"] = dt(outcome.item.updated_at)
+    if outcome.dry_run:
+        data.update(dry_run=True, diff=outcome.diff, diff_truncated=outcome.diff_truncated)
+    return data
 
 
 def etag(item: Item) -> str:

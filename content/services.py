@@ -6,7 +6,9 @@ Each service is keyword-only, runs in one transaction, takes the owner, and rais
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
@@ -16,7 +18,7 @@ from django.utils import timezone
 
 from content import content_cache, editing, history, rules
 from content.history import Actor
-from content.history_codec import span_patch
+from content.history_codec import ops_patch
 from content.models import HistoryAction, Item, Tag
 from content.queries import one_with_content
 from content.reads import ItemRef, Owner
@@ -28,8 +30,10 @@ from tiddly.errors import (
     NameConflict,
     NoMatch,
     NotFound,
+    OverlappingEdits,
     PreconditionFailed,
     StaleItem,
+    ValidationFailed,
 )
 
 __all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
@@ -92,8 +96,10 @@ NO_PRECONDITION = Precondition()
 # --- reading an item for a write ----------------------------------------------------------------
 
 
-def _locked(owner: Owner, ref: ItemRef, *, allow_deleted: bool = False) -> Item:
-    qs = ref.model.objects.select_for_update().filter(owner=owner, **ref.lookup())
+def _locked(owner: Owner, ref: ItemRef, *, allow_deleted: bool = False, lock: bool = True) -> Item:
+    """The item a write acts on, under its row lock (``lock=False``: a plain fresh read)."""
+    qs = ref.model.objects.select_for_update() if lock else ref.model.objects.all()
+    qs = qs.filter(owner=owner, **ref.lookup())
     if ref.name is not None:
         qs = qs.active()
     elif not allow_deleted:
@@ -307,51 +313,138 @@ def _get_or_create_tags(owner_id: Any, names: list[str]) -> list[Tag]:
 
 @dataclass(frozen=True)
 class EditOutcome:
+    """What an edit request did (or, on a dry run, would do).
+
+    ``results`` has one entry per requested edit; ``diff`` is set on dry runs only.
+    """
+
     item: Item
-    match_type: str
-    line: int
+    results: tuple[editing.EditResult, ...]
     changed: bool
+    batch: bool = False  # the request sent ``edits`` (answers list one result per edit)
+    replace_all: bool = False  # the single edit had ``replace_all`` (answers count replacements)
+    dry_run: bool = False
+    diff: str | None = None
+    diff_truncated: bool = False
+
+    @property
+    def match_type(self) -> str:
+        return self.results[0].match_type
+
+    @property
+    def line(self) -> int:
+        return self.results[0].line
+
+    @property
+    def replacements(self) -> int:
+        return sum(result.replacements for result in self.results)
 
 
-@transaction.atomic
 def edit_content(
     *,
     owner: Owner,
     ref: ItemRef,
-    old_str: str,
-    new_str: str,
     actor: Actor,
+    old_str: str | None = None,
+    new_str: str | None = None,
+    replace_all: bool = False,
+    edits: Sequence[editing.Edit] | None = None,
     also: ItemFields | None = None,
     precondition: Precondition = NO_PRECONDITION,
+    dry_run: bool = False,
 ) -> EditOutcome:
-    """Replace the one occurrence of ``old_str`` (SPEC §4.3) under a row lock.
+    """Apply one edit (``old_str``/``new_str``/``replace_all``) or several (``edits``) as one
+    change (SPEC §4.3).
 
-    Matching is progressive (exact → whitespace-normalised → indentation-relative). ``also``
-    holds type fields changed atomically with the edit (a prompt's ``arguments``); the whole new
-    state is validated before anything is written. A result equal to the current state writes
-    nothing and keeps ``updated_at``.
+    Every edit is matched against the original content (progressive matching: exact →
+    whitespace-normalised → indentation-relative); spans must not overlap. ``also`` holds type
+    fields changed atomically with the edit (a prompt's ``arguments``); the whole new state is
+    validated before anything is written, and one history version records the request. A result
+    equal to the current state writes nothing and keeps ``updated_at``. ``dry_run`` makes every
+    check and writes nothing, returning the unified diff instead.
+
+    Matching runs on a fresh read *before* the row lock is taken, so a request that cannot match
+    (or is pathologically slow to rule out) never holds the lock. Under the lock the item is
+    re-read (cheap: ``content_cache``); only if it changed in between is the match redone.
     """
-    item = _locked(owner, ref)
+    batch = _requested_edits(old_str, new_str, replace_all, edits)
+    item = _locked(owner, ref, lock=False)
     precondition.check(item)
+    _editable(item)
+    batch_request = edits is not None
+    single_all = edits is None and replace_all
+    plan = _plan(item.content, batch, indexed=batch_request)
+    if dry_run:
+        outcome = _dry_run(item, plan, also)
+        return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
+    with transaction.atomic():
+        locked = _locked(owner, ref)
+        precondition.check(locked)
+        _editable(locked)
+        if locked.updated_at != item.updated_at or locked.content != item.content:
+            plan = _plan(locked.content, batch, indexed=batch_request)
+        outcome = _write_edit(locked, plan, also, actor)
+    return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
+
+
+def _requested_edits(
+    old_str: str | None,
+    new_str: str | None,
+    replace_all: bool,
+    edits: Sequence[editing.Edit] | None,
+) -> list[editing.Edit]:
+    """The request as a list of edits; exactly one of ``old_str`` and ``edits`` is allowed."""
+    if edits is not None:
+        if old_str is not None or new_str is not None or replace_all:
+            raise ValidationFailed(
+                {
+                    "edits": [
+                        "Send either old_str/new_str (with replace_all) or edits, not both: put "
+                        "every change into edits, each with its own old_str, new_str and "
+                        "replace_all."
+                    ]
+                }
+            )
+        if not 1 <= len(edits) <= editing.MAX_EDITS:
+            raise ValidationFailed(
+                {"edits": [f"edits must hold 1 to {editing.MAX_EDITS} edits, not {len(edits)}."]}
+            )
+        return list(edits)
+    if old_str is None or new_str is None:
+        raise ValidationFailed(
+            {
+                "old_str": [
+                    "Send old_str and new_str (one edit), or edits (a list of "
+                    "{old_str, new_str, replace_all} applied together)."
+                ]
+            }
+        )
+    return [editing.Edit(old_str, new_str, replace_all)]
+
+
+def _editable(item: Item) -> None:
     if item.content is None:
         raise ContentEmpty(
             f"This {item.type_name} has no content to edit. Use PATCH (or update) to set content "
             "first."
         )
-    replacement = _find(item.content, old_str, new_str)
-    old_text = item.content[replacement.start : replacement.end]
-    changed = ["content"] if old_text != replacement.new_text else []
-    if also:
-        before = {f: getattr(item, f) for f in also}
-        item.apply_type_fields(also, creating=False)
-        changed += [f for f, value in before.items() if getattr(item, f) != value]
-    outcome = EditOutcome(item, replacement.match_type, replacement.line, bool(changed))
+
+
+def _dry_run(item: Item, plan: editing.EditPlan, also: ItemFields | None) -> EditOutcome:
+    changed = _apply_edit(copy.copy(item), plan, also)  # the outcome shows the stored item
+    diff, truncated = plan.diff() if plan.changed else ("", False)
+    return EditOutcome(
+        item, plan.results, bool(changed), dry_run=True, diff=diff, diff_truncated=truncated
+    )
+
+
+def _write_edit(
+    item: Item, plan: editing.EditPlan, also: ItemFields | None, actor: Actor
+) -> EditOutcome:
+    changed = _apply_edit(item, plan, also)
+    outcome = EditOutcome(item, plan.results, bool(changed))
     if not changed:
         return outcome
-    new_content = replacement.apply(item.content)
-    rules.check_length("content", new_content)
-    item.content = new_content
-    item.validate_state()
     item.updated_at = timezone.now()
     item.save(update_fields=["updated_at", *changed])
     content_cache.remember(item)
@@ -361,31 +454,70 @@ def edit_content(
         changed_fields=changed,
         actor=actor,
         tag_names=item.tag_names(),
-        patch=span_patch(
-            start=replacement.start, new_len=len(replacement.new_text), old_text=old_text
-        ),
+        patch=ops_patch(plan.reverse_ops()) if "content" in changed else None,
     )
     return outcome
 
 
-def _find(content: str, old_str: str, new_str: str) -> editing.Replacement:
+def _apply_edit(item: Item, plan: editing.EditPlan, also: ItemFields | None) -> list[str]:
+    """Set the planned content and ``also`` on ``item`` (not saved) and validate the whole new
+    state; return the fields that changed (nothing is checked when nothing changes)."""
+    changed = ["content"] if plan.changed else []
+    if also:
+        before = {f: getattr(item, f) for f in also}
+        item.apply_type_fields(also, creating=False)
+        changed += [f for f, value in before.items() if getattr(item, f) != value]
+    if changed:
+        if plan.changed:
+            rules.check_length("content", plan.new_content)
+            item.content = plan.new_content
+        item.validate_state()
+    return changed
+
+
+def _plan(content: str | None, edits: list[editing.Edit], *, indexed: bool) -> editing.EditPlan:
+    """Match ``edits`` against ``content``; the errors name the failing edit when ``indexed``
+    (the request sent ``edits``)."""
     try:
-        return editing.find_replacement(content, old_str, new_str)
+        return editing.plan_edits(content or "", edits)
     except editing.NoMatch as exc:
         raise NoMatch(
-            "The specified text was not found in the content.", suggestion=exc.suggestion
+            _which(exc.edit_index, indexed) + "The specified text was not found in the content.",
+            suggestion=exc.suggestion,
+            **_index(exc.edit_index, indexed),
         ) from None
     except editing.MultipleMatches as exc:
         raise MultipleMatches(
-            f"old_str matches {exc.total} places ({exc.match_type} match); it must match exactly "
-            "one. Nothing was changed.",
+            _which(exc.edit_index, indexed)
+            + f"old_str matches {exc.total} places ({exc.match_type} match); it must match "
+            "exactly one (or set replace_all to change every one). Nothing was changed.",
             match_type=exc.match_type,
             matches=[
                 {"field": "content", "line": m.line, "context": m.context} for m in exc.matches
             ],
             total_matches=exc.total,
             suggestion="Include more surrounding context to ensure uniqueness.",
+            **_index(exc.edit_index, indexed),
         ) from None
+    except editing.OverlappingEdits as exc:
+        first, second = exc.edit_indexes
+        raise OverlappingEdits(
+            f"Edits {first} and {second} match overlapping text (lines {exc.lines[0]} and "
+            f"{exc.lines[1]}). Every edit is matched against the original content and must "
+            "change a different part of it: merge the two into one edit. Nothing was changed.",
+            edit_indexes=exc.edit_indexes,
+            lines=exc.lines,
+        ) from None
+    except ValueError as exc:
+        raise ValidationFailed({"edits" if indexed else "old_str": [str(exc)]}) from None
+
+
+def _which(index: int | None, indexed: bool) -> str:
+    return f"Edit {index}: " if indexed and index is not None else ""
+
+
+def _index(index: int | None, indexed: bool) -> dict[str, int]:
+    return {"edit_index": index} if indexed and index is not None else {}
 
 
 # --- lifecycle ----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from content import item_types, queries, reads, representation
+from content import history, item_types, queries, reads, representation
+from content.editing import Edit
 from content.history import Actor
 from content.models import Item
 from content.reads import Owner
@@ -65,3 +66,40 @@ def require_changes(data: dict[str, Any], names: str) -> None:
             message=f"Nothing to update: pass at least one of {names} (expected_updated_at alone "
             "changes nothing).",
         )
+
+
+# The most diff characters a history tool returns (as a dry run's diff): an agent's context is
+# small, and the version itself can be read by lines.
+DIFF_CHARS = 20_000
+
+
+def edits_in(edits: list[Any] | None) -> list[Edit] | None:
+    """The ``edits`` parameter (pydantic ``EditIn``) as the editing core's ``Edit``s."""
+    if edits is None:
+        return None
+    return [Edit(e.old_str, e.new_str, e.replace_all) for e in edits]
+
+
+def version_result(
+    item: Item,
+    version: int,
+    start_line: int | None,
+    end_line: int | None,
+    include_diff: bool,
+) -> dict[str, Any]:
+    """An item at ``version`` as REST's ``GET …/history/{v}/`` shows it, plus its diff."""
+    data = reads.version_data(item, version, start_line=start_line, end_line=end_line)
+    if include_diff:
+        diff = reads.diff_data(item, version, max_chars=DIFF_CHARS)
+        data.update(diff=diff["diff"], diff_truncated=diff["truncated"])
+    return data
+
+
+def restore_result(item: Item, version: int) -> dict[str, Any]:
+    number = history.latest_version(item)
+    return {
+        "id": str(item.pk),
+        "updated_at": representation.dt(item.updated_at),
+        "version": number,
+        "summary": f"Restored {item.label()} to version {version}; it is now version {number}.",
+    }

@@ -16,10 +16,18 @@ from pydantic import Field
 from content import item_types, queries, reads, services
 from content.models import Bookmark, Item, Note
 from content.reads import ItemRef
-from content.representation import dt, item_data, metadata_item_data
+from content.representation import dt, edit_data, item_data, metadata_item_data
 from content.services import Precondition
 from mcp_bridge import schemas as t
-from mcp_bridge.base import ToolsetBase, full_item, page, require_changes
+from mcp_bridge.base import (
+    ToolsetBase,
+    edits_in,
+    full_item,
+    page,
+    require_changes,
+    restore_result,
+    version_result,
+)
 from mcp_bridge.servers import content_server
 from tiddly.errors import ValidationFailed
 
@@ -135,36 +143,52 @@ class ContentTools(ToolsetBase, MCPToolset):
         self,
         id: t.ItemId,
         type: t.ItemType,
-        old_str: t.OldStr,
-        new_str: t.NewStr,
+        old_str: t.OptionalOldStr = None,
+        new_str: t.OptionalNewStr = None,
+        replace_all: t.ReplaceAll = False,
+        edits: t.Edits = None,
+        dry_run: t.DryRun = False,
         expected_updated_at: t.ExpectedUpdatedAt = None,
     ) -> t.EditResult:
-        """Replace one exact passage of an item's content: old_str -> new_str.
+        """Replace exact passages of an item's content: old_str -> new_str.
 
         Use it for targeted changes: fix a typo, change a sentence, insert text (old_str = the
         text next to the insertion point, new_str = that text plus the addition) or delete a
         passage (new_str = ""). old_str must occur exactly once; copy it from get_item or
         search_in_content and include enough surrounding text to make it unique. Matching
-        tolerates trailing-whitespace and uniform indentation differences. On failure nothing
-        is saved and the error says why: no_match (re-read the content), multiple_matches
-        (lists every match with its line and context: extend old_str). Returns {match_type,
-        line, id, updated_at}. To rewrite the whole content or change title/tags use
-        update_item. Example: {"old_str": "recieve the data", "new_str": "receive the data"}.
+        tolerates trailing-whitespace and uniform indentation differences.
+        Example: {"old_str": "recieve the data", "new_str": "receive the data"}.
+
+        Which form:
+        - One change: old_str + new_str.
+        - The same change everywhere (rename a term): add replace_all=true.
+          Example: {"old_str": "colour", "new_str": "color", "replace_all": true}.
+        - Several different changes at once: edits (instead of old_str/new_str), all matched
+          against the original text, applied together or not at all, one history version.
+          Example: {"edits": [{"old_str": "Draft", "new_str": "Final"},
+          {"old_str": "TODO: dates", "new_str": "Due 1 May"}]}.
+        - Preview without saving: add dry_run=true; the result carries the unified diff.
+
+        On failure nothing is saved and the error says why: no_match (re-read the content),
+        multiple_matches (lists every match with its line and context: extend old_str or use
+        replace_all), overlapping_edits (two edits touch the same text: merge them); with edits
+        the error's edit_index names the failing edit. Returns {match_type, line, id,
+        updated_at} (+ replacements with replace_all; edits: [{match_type, line,
+        replacements}] with edits; dry_run, diff, diff_truncated on a dry run). To rewrite the
+        whole content or change title/tags use update_item.
         """
         outcome = services.edit_content(
             owner=self._owner(),
             ref=_ref(type, id),
             old_str=old_str,
             new_str=new_str,
+            replace_all=replace_all,
+            edits=edits_in(edits),
+            dry_run=dry_run,
             actor=self._actor(),
             precondition=Precondition(t.aware(expected_updated_at)),
         )
-        return {
-            "match_type": outcome.match_type,
-            "line": outcome.line,
-            "id": str(outcome.item.pk),
-            "updated_at": dt(outcome.item.updated_at),
-        }
+        return edit_data(outcome)  # type: ignore[return-value]
 
     def update_item(
         self,
@@ -269,6 +293,63 @@ class ContentTools(ToolsetBase, MCPToolset):
             actor=self._actor(),
         )
         return item_data(item)  # type: ignore[return-value]
+
+    def get_item_history(
+        self, id: t.ItemId, type: t.ItemType, limit: t.Limit = 50, offset: t.Offset = 0
+    ) -> t.HistoryPage:
+        """List an item's versions and events, newest first.
+
+        Every create, update, edit and restore is a numbered version; archive, delete and
+        similar are events (version null). Each entry says what changed (changed_fields), who
+        (source, e.g. mcp-content, api, admin; token_prefix) and when. Use it to find the
+        version before a mistaken edit, then read it with get_item_version and put it back
+        with restore_item_version. Returns {versions, total, has_more}.
+        """
+        item = reads.get_owned_head(self._owner(), _ref(type, id))
+        return reads.history_summary(item, limit=limit, offset=offset)  # type: ignore[return-value]
+
+    def get_item_version(
+        self,
+        id: t.ItemId,
+        type: t.ItemType,
+        version: t.VersionNumber,
+        start_line: t.StartLine = None,
+        end_line: t.EndLine = None,
+        include_diff: t.IncludeDiff = False,
+    ) -> t.Version:
+        """Read an item as it was at one version: its content (optionally only some lines)
+        and metadata (title, description, tags, url).
+
+        With include_diff=true the result also has diff: what that version changed, as a
+        unified diff against the version before it. Use it to check what an edit did or to
+        pick the version to restore. Example: {"id": "…", "type": "note", "version": 3,
+        "include_diff": true}.
+        """
+        item = reads.get_owned_head(self._owner(), _ref(type, id))
+        return version_result(item, version, start_line, end_line, include_diff)  # type: ignore[return-value]
+
+    def restore_item_version(
+        self,
+        id: t.ItemId,
+        type: t.ItemType,
+        version: t.VersionNumber,
+        expected_updated_at: t.ExpectedUpdatedAt = None,
+    ) -> t.RestoreResult:
+        """Undo: put an item's content and metadata back as they were at an older version.
+
+        Records a new version equal to the old one (nothing in the history is lost, so this
+        can itself be undone). The current version cannot be restored (validation_error).
+        Returns {id, updated_at, version (the new one), summary}.
+        Example: {"id": "…", "type": "note", "version": 4}.
+        """
+        item = services.restore_version(
+            owner=self._owner(),
+            ref=_ref(type, id),
+            version=version,
+            actor=self._actor(),
+            precondition=Precondition(t.aware(expected_updated_at)),
+        )
+        return restore_result(item, version)  # type: ignore[return-value]
 
     def list_tags(self) -> t.TagList:
         """List the user's tags with how many active items (of any type) carry each.

@@ -20,10 +20,13 @@ read only some lines with start_line/end_line, or size it first with include_con
 - Find text inside one item: search_in_content (line numbers plus surrounding lines). Use it \
 before edit_content to check the text occurs once and to copy its exact current wording.
 - Change part of the content (fix a typo, insert or delete a passage): edit_content, which \
-replaces exactly one occurrence of old_str with new_str.
+replaces exactly one occurrence of old_str with new_str; replace_all=true changes every \
+occurrence, edits=[...] makes several changes as one, dry_run=true previews the diff.
 - Change metadata (title, description, tags, url) or rewrite the whole content: update_item. \
 Only the parameters you pass change.
 - Add something: create_bookmark or create_note.
+- Undo: get_item_history lists an item's versions, get_item_version reads one (include_diff \
+shows what it changed), restore_item_version puts it back as a new version.
 
 Tags are lowercase and hyphenated (machine-learning). A `tags` parameter is a FULL replacement: \
 the item ends up with exactly that list, so to add a tag send the existing tags plus the new one, \
@@ -53,10 +56,12 @@ Which tool:
 - Find prompts: search_prompts. Size one up: get_prompt_metadata. Read the raw template: \
 get_prompt_template (optionally only some lines).
 - Change part of a template (a typo up to a whole section): edit_prompt_template with \
-old_str/new_str. When the edit adds, removes or renames a {{ variable }}, pass the complete new \
+old_str/new_str (replace_all, edits and dry_run as on the content server). When the edit adds, removes or renames a {{ variable }}, pass the complete new \
 `arguments` list in the same call.
 - Rewrite the whole template, rename the prompt, or change title/description/tags: update_prompt.
 - Add a prompt: create_prompt.
+- Undo: get_prompt_history lists a prompt's versions, get_prompt_version reads one \
+(include_diff shows what it changed), restore_prompt_version puts it back as a new version.
 
 `arguments` and `tags` are FULL replacements: omit them when they are unchanged (they are kept \
 as they are); when you change them, send the complete list, including the entries you keep, \

@@ -15,10 +15,18 @@ from pydantic import Field
 from content import queries, reads, services
 from content.models import Item
 from content.reads import ItemRef
-from content.representation import dt, metadata_item_data
+from content.representation import dt, edit_data, metadata_item_data
 from content.services import Precondition
 from mcp_bridge import schemas as t
-from mcp_bridge.base import ToolsetBase, full_item, page, require_changes
+from mcp_bridge.base import (
+    ToolsetBase,
+    edits_in,
+    full_item,
+    page,
+    require_changes,
+    restore_result,
+    version_result,
+)
 from mcp_bridge.servers import prompt_server
 from prompts.models import Prompt
 
@@ -174,12 +182,15 @@ class PromptTools(ToolsetBase, MCPToolset):
     def edit_prompt_template(
         self,
         name: t.PromptName,
-        old_str: t.OldStr,
-        new_str: t.NewStr,
+        old_str: t.OptionalOldStr = None,
+        new_str: t.OptionalNewStr = None,
+        replace_all: t.ReplaceAll = False,
+        edits: t.Edits = None,
+        dry_run: t.DryRun = False,
         arguments: ArgumentsReplacement = None,
         expected_updated_at: t.ExpectedUpdatedAt = None,
     ) -> t.PromptEditResult:
-        """Replace one exact passage of a prompt's template: old_str -> new_str.
+        """Replace exact passages of a prompt's template: old_str -> new_str.
 
         Use it for targeted changes, from a typo to a whole section; to rewrite the whole
         template use update_prompt. old_str must occur exactly once (copy it from
@@ -193,27 +204,46 @@ class PromptTools(ToolsetBase, MCPToolset):
          "new_str": "Hello {{ name }}!",
          "arguments": [{"name": "name", "description": "Who to greet", "required": true}]}
 
+        Which form:
+        - One change: old_str + new_str.
+        - The same change everywhere: add replace_all=true.
+          Example: {"name": "review", "old_str": "Python", "new_str": "Go", "replace_all": true}.
+        - Several different changes at once: edits (instead of old_str/new_str), all matched
+          against the original template, applied together or not at all, one history version.
+          Example: {"name": "review", "edits": [{"old_str": "Be brief.", "new_str": "Be
+          thorough."}, {"old_str": "## Output", "new_str": "## Answer"}]}.
+        - Preview without saving: add dry_run=true (the template is still validated); the
+          result carries the unified diff.
+
         Errors (nothing saved): no_match, multiple_matches (with each match's line and
-        context), invalid_template (the edited template and arguments disagree).
-        Returns {id, name, updated_at, match_type, line, summary}.
+        context), overlapping_edits, invalid_template (the edited template and arguments
+        disagree); with edits the error's edit_index names the failing edit.
+        Returns {id, name, updated_at, match_type, line, summary} (+ replacements with
+        replace_all; edits: [{match_type, line, replacements}] with edits; dry_run, diff,
+        diff_truncated on a dry run).
         """
         outcome = services.edit_content(
             owner=self._owner(),
             ref=_named(name),
             old_str=old_str,
             new_str=new_str,
+            replace_all=replace_all,
+            edits=edits_in(edits),
+            dry_run=dry_run,
             actor=self._actor(),
             also=None if arguments is None else {"arguments": _arguments(arguments)},
             precondition=Precondition(t.aware(expected_updated_at)),
         )
         prompt = outcome.item
-        what = "" if outcome.changed else ", no changes"
-        result = _written(
-            prompt,
-            f"Updated {prompt.label()} (match: {outcome.match_type} at line {outcome.line}{what}).",
-        )
-        result.update(match_type=outcome.match_type, line=outcome.line)
-        return result  # type: ignore[return-value]
+        assert isinstance(prompt, Prompt)
+        where = ", ".join(f"{r.match_type} at line {r.line}" for r in outcome.results)
+        what = ", dry run: nothing saved" if outcome.dry_run else ""
+        what += "" if outcome.changed else ", no changes"
+        verb = "Would update" if outcome.dry_run else "Updated"
+        result = _written(prompt, f"{verb} prompt '{prompt.name}' (match: {where}{what}).")
+        data = edit_data(outcome)
+        data.update(result)
+        return data  # type: ignore[return-value]
 
     def update_prompt(
         self,
@@ -265,6 +295,65 @@ class PromptTools(ToolsetBase, MCPToolset):
         )
         fields = ", ".join("new_name" if k == "name" else k for k in data)
         return _written(prompt, f"Updated {prompt.label()}: {fields}.")  # type: ignore[return-value]
+
+    def get_prompt_history(
+        self, name: t.PromptName, limit: t.Limit = 50, offset: t.Offset = 0
+    ) -> t.HistoryPage:
+        """List a prompt's versions and events, newest first.
+
+        Every create, update, edit and restore is a numbered version; archive and similar are
+        events (version null). Each entry says what changed (changed_fields), who (source, e.g.
+        mcp-prompts, api, admin; token_prefix) and when. Use it to find the version before a
+        mistaken edit, read it with get_prompt_version, put it back with
+        restore_prompt_version. Returns {versions, total, has_more}.
+        """
+        item = reads.get_owned_head(self._owner(), _named(name))
+        return reads.history_summary(item, limit=limit, offset=offset)  # type: ignore[return-value]
+
+    def get_prompt_version(
+        self,
+        name: t.PromptName,
+        version: t.VersionNumber,
+        start_line: t.StartLine = None,
+        end_line: t.EndLine = None,
+        include_diff: t.IncludeDiff = False,
+    ) -> t.Version:
+        """Read a prompt as it was at one version: its template (optionally only some lines)
+        and metadata (name, title, description, arguments, tags).
+
+        With include_diff=true the result also has diff: what that version changed, as a
+        unified diff against the version before it.
+        Example: {"name": "code-review", "version": 2, "include_diff": true}.
+        """
+        item = reads.get_owned_head(self._owner(), _named(name))
+        return version_result(item, version, start_line, end_line, include_diff)  # type: ignore[return-value]
+
+    def restore_prompt_version(
+        self,
+        name: t.PromptName,
+        version: t.VersionNumber,
+        expected_updated_at: t.ExpectedUpdatedAt = None,
+    ) -> t.PromptRestoreResult:
+        """Undo: put a prompt's template, arguments and metadata back as they were at an older
+        version.
+
+        Records a new version equal to the old one (so it can itself be undone); the template
+        is validated as on any change. Restoring an old name renames the prompt back: use the
+        returned name from then on. The current version cannot be restored (validation_error).
+        Returns {id, name, updated_at, version (the new one), summary}.
+        Example: {"name": "code-review", "version": 3}.
+        """
+        item = services.restore_version(
+            owner=self._owner(),
+            ref=_named(name),
+            version=version,
+            actor=self._actor(),
+            precondition=Precondition(t.aware(expected_updated_at)),
+        )
+        assert isinstance(item, Prompt)
+        restored = restore_result(item, version)
+        restored["name"] = item.name
+        return restored  # type: ignore[return-value]
 
     def list_tags(self) -> t.TagList:
         """List the user's tags with how many active items (prompts, notes and bookmarks)

@@ -33,7 +33,8 @@ CREATE = ToolAnnotations(
 EDIT = ToolAnnotations(
     readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
 )
-# Overwrites fields with the given values: repeating it changes nothing more.
+# Overwrites fields with the given values (an update, a restore): repeating it changes nothing
+# more.
 UPDATE = ToolAnnotations(
     readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
 )
@@ -48,6 +49,9 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "create_bookmark": ("Save a bookmark", CREATE),
         "create_note": ("Create a note", CREATE),
         "list_tags": ("List tags", READ),
+        "get_item_history": ("List an item's versions", READ),
+        "get_item_version": ("Read an item at a version", READ),
+        "restore_item_version": ("Restore an item to a version (undo)", UPDATE),
     },
     prompt_server: {
         "search_prompts": ("Search prompt templates", READ),
@@ -57,6 +61,9 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "edit_prompt_template": ("Edit part of a prompt's template", EDIT),
         "update_prompt": ("Rewrite or update a prompt", UPDATE),
         "list_tags": ("List tags", READ),
+        "get_prompt_history": ("List a prompt's versions", READ),
+        "get_prompt_version": ("Read a prompt at a version", READ),
+        "restore_prompt_version": ("Restore a prompt to a version (undo)", UPDATE),
     },
 }
 
@@ -111,5 +118,5 @@ def finish() -> None:
             tool.description = inspect.cleandoc(tool.description)  # docstring indentation
             if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = lean_schema(tool.fn_metadata.output_schema)
-        # tools/list in the order of SPEC §7 (reads, then edits, then creates).
+        # tools/list in the order of SPEC §7 (reads, edits, creates; then the history tools).
         server._tool_manager._tools = {name: tools[name] for name in spec}

@@ -11,7 +11,7 @@ No ``from __future__ import annotations`` in this module: TypedDict decides whic
 """
 
 from datetime import UTC, datetime
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
@@ -90,11 +90,25 @@ class SearchResult(TypedDict):
     total_matches: int
 
 
-class EditResult(TypedDict):
+class EditMatch(TypedDict):
     match_type: str
     line: int
+    replacements: int
+
+
+class EditResult(TypedDict):
+    """One edit: ``match_type``/``line`` (+ ``replacements`` with replace_all); ``edits``: one
+    ``EditMatch`` per edit; dry runs add ``dry_run``, ``diff`` and ``diff_truncated``."""
+
+    match_type: NotRequired[str]
+    line: NotRequired[int]
+    replacements: NotRequired[int]
+    edits: NotRequired[list[EditMatch]]
     id: str
     updated_at: str
+    dry_run: NotRequired[bool]
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
 
 
 class UpdateResult(TypedDict):
@@ -126,9 +140,59 @@ class PromptEditResult(TypedDict):
     id: str
     name: str
     updated_at: str
-    match_type: str
-    line: int
+    match_type: NotRequired[str]
+    line: NotRequired[int]
+    replacements: NotRequired[int]
+    edits: NotRequired[list[EditMatch]]
+    dry_run: NotRequired[bool]
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
     summary: str
+
+
+class HistoryEntry(TypedDict):
+    version: int | None
+    action: str
+    changed_fields: list[str]
+    source: str
+    token_prefix: str | None
+    created_at: str
+
+
+class HistoryPage(TypedDict):
+    versions: list[HistoryEntry]
+    total: int
+    has_more: bool
+
+
+class Version(TypedDict):
+    """An item as it was at a version: content (cut to the line window) and metadata."""
+
+    item_id: str
+    type: str
+    id: str
+    version: int | None
+    action: str
+    changed_fields: list[str]
+    metadata: dict[str, Any]
+    source: str
+    token_prefix: str | None
+    created_at: str
+    content: str | None
+    content_metadata: ContentMetadata | None
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
+
+
+class RestoreResult(TypedDict):
+    id: str
+    updated_at: str
+    version: int
+    summary: str
+
+
+class PromptRestoreResult(RestoreResult):
+    name: str
 
 
 class TagCount(TypedDict):
@@ -162,6 +226,25 @@ class PromptArgumentIn(BaseModel):
     required: Annotated[
         bool,
         Field(description="True if rendering must supply it; optional ones render as ''."),
+    ] = False
+
+
+class EditIn(BaseModel):
+    """One edit of a batch, matched against the ORIGINAL content."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    old_str: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="Exact text to replace, copied from the current content (before any of "
+            "the edits).",
+        ),
+    ]
+    new_str: Annotated[str, Field(description="Replacement text; an empty string deletes it.")]
+    replace_all: Annotated[
+        bool, Field(description="Replace every occurrence instead of exactly one.")
     ] = False
 
 
@@ -233,6 +316,58 @@ OldStr = Annotated[
 NewStr = Annotated[
     str,
     Field(description="The replacement text. An empty string deletes old_str."),
+]
+OptionalOldStr = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        description="The exact text to replace, copied from the current content; it must occur "
+        "exactly once (unless replace_all). Include a few surrounding words or lines to make it "
+        "unique. Omit when you pass edits.",
+    ),
+]
+OptionalNewStr = Annotated[
+    str | None,
+    Field(
+        description="The replacement text (required with old_str). An empty string deletes old_str."
+    ),
+]
+ReplaceAll = Annotated[
+    bool,
+    Field(
+        description="true: replace EVERY occurrence of old_str (e.g. rename a term throughout) "
+        "instead of failing with multiple_matches; the result adds replacements (the count)."
+    ),
+]
+Edits = Annotated[
+    list[EditIn] | None,
+    Field(
+        min_length=1,
+        max_length=100,
+        description="Several changes applied together as ONE edit (1-100), instead of "
+        "old_str/new_str: each entry's old_str is matched against the ORIGINAL content, "
+        "matches must not overlap, and if any entry fails nothing is saved (the error carries "
+        'its edit_index). Example: [{"old_str": "v1.2", "new_str": "v1.3"}, {"old_str": '
+        '"## Old title", "new_str": "## New title"}].',
+    ),
+]
+DryRun = Annotated[
+    bool,
+    Field(
+        description="true: check everything and save nothing; the result carries the unified "
+        "diff of what would change (diff, diff_truncated). Use it to preview a large or risky "
+        "edit."
+    ),
+]
+VersionNumber = Annotated[
+    int, Field(ge=1, le=2**31 - 1, description="Version number (1, 2, 3…) from the history.")
+]
+IncludeDiff = Annotated[
+    bool,
+    Field(
+        description="true: also return diff, a unified diff against the previous version "
+        "(at most 20 000 characters; diff_truncated says when cut)."
+    ),
 ]
 TagsReplacement = Annotated[
     list[str] | None,

@@ -56,6 +56,12 @@ class MultipleMatches(TiddlyError):
     code = "multiple_matches"
 
 
+class OverlappingEdits(TiddlyError):
+    """Two edits of one request matched overlapping text (``edit_indexes``, ``lines``)."""
+
+    code = "overlapping_edits"
+
+
 class ContentEmpty(TiddlyError):
     code = "content_empty"
 

@@ -11,8 +11,8 @@ from tiddly.serializers import ErrorOut
 
 _DESCRIPTIONS = {
     400: "Bad request: validation_error, or an action-specific code (no_match, multiple_matches, "
-    "content_empty, invalid_template, invalid_line_range, field_limit_exceeded, "
-    "render_limit_exceeded).",
+    "overlapping_edits, content_empty, invalid_template, invalid_line_range, "
+    "field_limit_exceeded, render_limit_exceeded).",
     401: "not_authenticated / invalid_token (with WWW-Authenticate: Bearer resource_metadata=…).",
     403: "forbidden (e.g. the token lacks the scope the message names).",
     404: "not_found: no such item among yours.",

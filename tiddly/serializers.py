@@ -97,3 +97,16 @@ class ErrorOut(serializers.Serializer):
     limit = serializers.IntegerField(required=False)
     length = serializers.IntegerField(required=False)
     match_type = serializers.CharField(required=False)
+    edit_index = serializers.IntegerField(
+        required=False, help_text="The failing entry of `edits` (0-based)."
+    )
+    edit_indexes = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="overlapping_edits: the two edits whose matches overlap (0-based).",
+    )
+    lines = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="overlapping_edits: the start lines of the two overlapping matches.",
+    )

@@ -5,13 +5,16 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.contrib import admin
-from django.db.models import Q, QuerySet
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import Min, Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from content import item_types
+from content import item_types, revert
+from content.history import Actor
 from content.models import ItemVersion
 from tiddly.errors import TiddlyError
 from tiddly.owned_admin import OwnedAdmin
@@ -56,6 +59,7 @@ class ItemVersionAdmin(OwnedAdmin):
     )
     readonly_fields = fields
     ordering = ("-created_at",)
+    actions = ["revert_token"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         # Patches and snapshots can be megabytes; the list shows none of them.
@@ -103,3 +107,70 @@ class ItemVersionAdmin(OwnedAdmin):
         if obj.content_is_null:
             parts.append("content was empty (null)")
         return "; ".join(parts) or "-"
+
+    @admin.action(description="Revert everything this token changed since the selected change")
+    def revert_token(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        """Select the token's first bad change (or several of its changes): every item that
+        token changed since the earliest of them is put back, after a confirmation page that
+        lists what will happen to each item."""
+        picked = queryset.order_by().values("owner", "token_prefix").distinct()
+        if len(picked) != 1 or picked[0]["token_prefix"] is None:
+            messages.error(
+                request,
+                "Select changes made with one API token (one owner, one token prefix); changes "
+                "made in the admin or with a session have no token to revert.",
+            )
+            return None
+        owner = queryset.first().owner  # type: ignore[union-attr]
+        prefix = picked[0]["token_prefix"]
+        since = queryset.aggregate(since=Min("created_at"))["since"]
+        force = bool(request.POST.get("force"))
+        if not request.POST.get("post"):
+            steps = revert.plan_revert(owner=owner, token_prefix=prefix, since=since)
+            return TemplateResponse(
+                request,
+                "admin/content/revert_token_confirmation.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": f"Revert everything token {prefix} changed?",
+                    "subtitle": None,
+                    "opts": self.opts,
+                    "token_prefix": prefix,
+                    "since": since,
+                    "owner": owner,
+                    "steps": [_step_row(step) for step in steps],
+                    "queryset": queryset,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                    "media": self.media,
+                },
+            )
+        report = revert.revert_token(
+            owner=owner, token_prefix=prefix, since=since, force=force, actor=Actor("revert")
+        )
+        messages.success(
+            request,
+            f"Token {prefix}: {len(report.reverted)} item(s) reverted, {len(report.trashed)} "
+            f"moved to the trash, {len(report.conflicts)} left as they were.",
+        )
+        for conflict in report.conflicts:
+            messages.warning(request, f"{conflict['type']} {conflict['id']}: {conflict['reason']}")
+        return None
+
+
+def _step_row(step: revert.Step) -> dict[str, Any]:
+    item = step.item
+    what = {
+        revert.REVERT: f"back to version {step.version}",
+        revert.TRASH: "created by the token: moved to the trash",
+    }.get(step.action or "", f"conflict: {step.reason}")
+    try:
+        url = reverse(_item_admin_url(item.type_name), args=[item.pk])
+    except NoReverseMatch:
+        url = None
+    return {
+        "type": item.type_name,
+        "label": str(item),
+        "url": url,
+        "what": what,
+        "conflict": step.action is None,
+    }

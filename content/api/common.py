@@ -75,12 +75,7 @@ def item_response(item: Item, request: Request, *, status_code: int = 200) -> Re
 
 
 def str_replace_response(outcome: services.EditOutcome, include_item: bool) -> Response:
-    body: dict[str, Any] = {
-        "match_type": outcome.match_type,
-        "line": outcome.line,
-        "id": str(outcome.item.pk),
-        "updated_at": representation.dt(outcome.item.updated_at),
-    }
+    body = representation.edit_data(outcome)
     if include_item:
         body["item"] = representation.item_data(outcome.item)
     response = Response(body)

@@ -7,10 +7,13 @@ services' job, so REST, admin and MCP enforce them identically.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from content import item_types
+from content.editing import MAX_EDITS
 from content.models import ItemState
 from tiddly.serializers import StrictSerializer, StringField, optional_text, text
 
@@ -59,13 +62,71 @@ class BookmarkUpdateSerializer(ItemWriteSerializer, UpdateMixin):
     url = StringField(required=False, allow_null=True)
 
 
-class StrReplaceSerializer(StrictSerializer):
-    old_str = text(
-        help_text="Text to find; must match exactly one place. Include surrounding lines to make "
-        "it unique."
-    )
+class EditSerializer(StrictSerializer):
+    old_str = text(help_text="Text to find in the ORIGINAL content (before any of the edits).")
     new_str = text(allow_blank=True, help_text="Replacement text; empty deletes old_str.")
+    replace_all = serializers.BooleanField(
+        required=False, default=False, help_text="Replace every match instead of exactly one."
+    )
+
+
+class StrReplaceSerializer(StrictSerializer):
+    """One edit (``old_str``/``new_str``/``replace_all``) or several (``edits``), not both."""
+
+    old_str = text(
+        required=False,
+        help_text="Text to find; must match exactly one place (unless replace_all). Include "
+        "surrounding lines to make it unique. Required unless `edits` is given.",
+    )
+    new_str = text(
+        required=False,
+        allow_blank=True,
+        help_text="Replacement text; empty deletes old_str. Required with old_str.",
+    )
+    replace_all = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Replace every non-overlapping match (at the first matching level) instead of "
+        "failing with multiple_matches; the answer adds `replacements`.",
+    )
+    edits = serializers.ListField(
+        child=EditSerializer(),
+        required=False,
+        min_length=1,
+        max_length=MAX_EDITS,
+        help_text=f"1-{MAX_EDITS} edits applied together instead of old_str/new_str: each is "
+        "matched against the original content, matches must not overlap, all-or-nothing, one "
+        "history version.",
+    )
+    dry_run = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Make every check and write nothing; the answer carries the unified `diff`.",
+    )
     expected_updated_at = serializers.DateTimeField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "edits" in attrs:
+            both = sorted({"old_str", "new_str"} & set(attrs))
+            if attrs.get("replace_all"):
+                both.append("replace_all")
+            if both:
+                raise serializers.ValidationError(
+                    {
+                        name: ["Not allowed with edits: put every change into edits."]
+                        for name in both
+                    }
+                )
+            return attrs
+        missing = [name for name in ("old_str", "new_str") if name not in attrs]
+        if missing:
+            raise serializers.ValidationError(
+                {
+                    name: ["This field is required (or send edits instead of old_str/new_str)."]
+                    for name in missing
+                }
+            )
+        return attrs
 
 
 class StrReplaceQuerySerializer(StrictSerializer):
@@ -218,13 +279,39 @@ def page_serializer(item: type[serializers.Serializer], name: str) -> type[seria
     return extend_schema_serializer(many=False)(page)
 
 
+MATCH_TYPES = ["exact", "whitespace_normalized", "indentation_relative"]
+
+
+class EditResultOut(serializers.Serializer):
+    match_type = serializers.ChoiceField(choices=MATCH_TYPES)
+    line = serializers.IntegerField(help_text="1-based line where the edit's first match starts.")
+    replacements = serializers.IntegerField(help_text="Matches replaced (1 unless replace_all).")
+
+
 class StrReplaceOut(serializers.Serializer):
     match_type = serializers.ChoiceField(
-        choices=["exact", "whitespace_normalized", "indentation_relative"]
+        choices=MATCH_TYPES, required=False, help_text="Single edit (old_str/new_str)."
     )
-    line = serializers.IntegerField(help_text="1-based line where the replaced text starts.")
+    line = serializers.IntegerField(
+        required=False, help_text="Single edit: 1-based line where the replaced text starts."
+    )
+    replacements = serializers.IntegerField(
+        required=False, help_text="With replace_all: how many matches were replaced."
+    )
+    edits = EditResultOut(
+        many=True, required=False, help_text="With edits: one result per edit, in request order."
+    )
     id = serializers.UUIDField()
-    updated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(help_text="Unchanged by a dry run.")
+    dry_run = serializers.BooleanField(required=False, help_text="Present (true) on dry runs.")
+    diff = serializers.CharField(
+        required=False,
+        help_text="Dry runs: unified diff of the change (3 context lines, at most 20 000 "
+        "characters; empty when nothing would change).",
+    )
+    diff_truncated = serializers.BooleanField(
+        required=False, help_text="Dry runs: true when the diff was cut at 20 000 characters."
+    )
     item = serializers.DictField(required=False, help_text="With include_updated_entity=true.")
 
 

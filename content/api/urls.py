@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from content.api.revert import RevertView
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
 
 router = SimpleRouter()
@@ -10,4 +12,7 @@ router.register("notes", NoteViewSet, basename="note")
 router.register("content", ContentViewSet, basename="content")
 router.register("tags", TagViewSet, basename="tag")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("history/revert/", RevertView.as_view(), name="history-revert"),
+    *router.urls,
+]

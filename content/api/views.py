@@ -31,6 +31,7 @@ from content.api.common import (
     str_replace_response,
 )
 from content.api.history import HistoryActions, history_schemas
+from content.editing import Edit
 from content.models import Bookmark, Item, Note, Tag
 from content.reads import ItemRef
 from tiddly.schema import errors
@@ -48,7 +49,15 @@ STR_REPLACE_DESCRIPTION = (
     "ignoring trailing whitespace and CRLF, then allowing one uniform change of indentation "
     "(new_str is re-indented to match). Several matches → 400 multiple_matches listing them; none "
     "→ 400 no_match. A replacement that changes nothing writes nothing. Runs under a row lock: "
-    "concurrent edits never overwrite each other."
+    "concurrent edits never overwrite each other.\n\n"
+    "`replace_all: true` replaces every match instead (the answer adds `replacements`). `edits` "
+    "(1-100 `{old_str, new_str, replace_all?}`) applies several edits as one change: each is "
+    "matched against the ORIGINAL content, matches must not overlap (400 overlapping_edits with "
+    "`edit_indexes` and `lines`), a failing edit fails the request with its error plus "
+    "`edit_index`, and one history version is recorded; the answer has `edits: [{match_type, "
+    "line, replacements}]`. `dry_run: true` makes every check (matching, templates, limits, "
+    "expected_updated_at/If-Match) and writes nothing: the answer adds `dry_run: true`, `diff` "
+    "(unified, 3 context lines, at most 20 000 characters) and `diff_truncated`."
 )
 
 
@@ -228,13 +237,16 @@ class ItemViewSet(HistoryActions):
     def do_str_replace(self, request: Request, ref: ItemRef) -> Response:
         query = validated(s.StrReplaceQuerySerializer, request.query_params)
         data = validated(self.str_replace_serializer, request.data)
-        old_str, new_str = data.pop("old_str"), data.pop("new_str")
+        edits = data.pop("edits", None)
         expected = data.pop("expected_updated_at", None)
         outcome = services.edit_content(
             owner=owner_of(request),
             ref=ref,
-            old_str=old_str,
-            new_str=new_str,
+            old_str=data.pop("old_str", None),
+            new_str=data.pop("new_str", None),
+            replace_all=data.pop("replace_all"),
+            edits=None if edits is None else [Edit(**edit) for edit in edits],
+            dry_run=data.pop("dry_run"),
             actor=actor_for(request),
             # Type fields changed with the edit (a prompt's arguments); null there means "keep".
             also=services.item_fields({k: v for k, v in data.items() if v is not None}) or None,

@@ -103,3 +103,62 @@ def test_ten_concurrent_edits_of_the_same_text_give_one_success(owner: Any, edit
     row = Note.objects.get(pk=note.pk)
     assert row.content == f"before\nwinner {winner}\nafter"
     assert [v.version for v in versions(note)] == [1, 2]
+
+
+def api_multi_edit(token: str, note: Note) -> Callable[[list[dict[str, str]]], str]:
+    """A multi-edit (``edits``) through HTTP with a fresh client: ``"ok"`` or the error code."""
+
+    def edit(edits: list[dict[str, str]]) -> str:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        response = client.patch(
+            url("note", "str-replace", note.pk), {"edits": edits}, format="json"
+        )
+        if response.status_code == 200:
+            return "ok"
+        assert response.status_code == 400, response.content
+        return response.json()["error"]
+
+    return edit
+
+
+def test_ten_concurrent_multi_edits_of_distinct_markers_all_land_as_one_version_each(
+    owner: Any, api: Any
+) -> None:
+    markers = [f"[marker {i:02d}]" for i in range(30)]
+    note = make_item(owner, "note", content="\n".join(f"line {m} end" for m in markers))
+    edit = api_multi_edit(api.token, note)
+
+    def work(i: int) -> str:
+        mine = markers[i * 3 : i * 3 + 3]
+        return edit([{"old_str": m, "new_str": m.replace("marker", "edited")} for m in mine])
+
+    results = in_threads(10, work)
+
+    assert results == ["ok"] * 10
+    row = Note.objects.get(pk=note.pk)
+    assert row.content == "\n".join(f"line [edited {i:02d}] end" for i in range(30))
+    assert [v.version for v in versions(note)] == list(range(1, 12))
+
+
+def test_concurrent_multi_edits_sharing_a_target_give_one_success(owner: Any, api: Any) -> None:
+    note = make_item(owner, "note", content="a1 a2 a3 SHARED a4 a5 a6")
+    edit = api_multi_edit(api.token, note)
+
+    results = in_threads(
+        6,
+        lambda i: edit(
+            [
+                {"old_str": f"a{i + 1}", "new_str": f"b{i + 1}"},
+                {"old_str": "SHARED", "new_str": f"won-{i}"},
+            ]
+        ),
+    )
+
+    assert sorted(results) == ["no_match"] * 5 + ["ok"]
+    winner = results.index("ok")
+    row = Note.objects.get(pk=note.pk)
+    assert f"won-{winner}" in row.content
+    assert f"b{winner + 1}" in row.content
+    assert row.content.count("b") == 1  # the losers changed nothing
+    assert [v.version for v in versions(note)] == [1, 2]

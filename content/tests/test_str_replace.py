@@ -376,8 +376,8 @@ def test_multiple_matches_lists_each_with_two_lines_of_context(
     assert response.status_code == 400
     assert response.json() == {
         "error": "multiple_matches",
-        "message": "old_str matches 2 places (exact match); it must match exactly one. "
-        "Nothing was changed.",
+        "message": "old_str matches 2 places (exact match); it must match exactly one (or set "
+        "replace_all to change every one). Nothing was changed.",
         "match_type": "exact",
         "matches": [
             {"field": "content", "line": 3, "context": "a\nb\nTODO\nc\nd"},

@@ -23,6 +23,9 @@ CONTENT_TOOLS = [
     "create_bookmark",
     "create_note",
     "list_tags",
+    "get_item_history",
+    "get_item_version",
+    "restore_item_version",
 ]
 PROMPT_TOOLS = [
     "search_prompts",
@@ -32,6 +35,9 @@ PROMPT_TOOLS = [
     "edit_prompt_template",
     "update_prompt",
     "list_tags",
+    "get_prompt_history",
+    "get_prompt_version",
+    "restore_prompt_version",
 ]
 READ_ONLY = {
     "search_items",
@@ -41,9 +47,14 @@ READ_ONLY = {
     "search_prompts",
     "get_prompt_template",
     "get_prompt_metadata",
+    "get_item_history",
+    "get_item_version",
+    "get_prompt_history",
+    "get_prompt_version",
 }
-DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt"}
-IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt"}
+RESTORES = {"restore_item_version", "restore_prompt_version"}
+DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt", *RESTORES}
+IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt", *RESTORES}
 
 
 def _initialize(mcp: Mcp) -> types.InitializeResult:
