@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from content import editing
 from content.editing import (
     EXACT,
     INDENTATION_RELATIVE,
@@ -303,3 +304,38 @@ def test_property_diff_equals_difflib_over_the_whole_texts(
     diff, truncated = unified_diff(text, new, context=context, spans=spans, max_chars=10**9)
     assert not truncated
     assert diff == _difflib(text, new, context)
+
+
+_LINE = st.tuples(st.sampled_from(["", " ", "  ", "\t"]), st.sampled_from(["a", "b", ""]))
+
+
+@settings(max_examples=300)
+@given(
+    before=st.lists(_LINE, max_size=8),
+    after=st.lists(_LINE, max_size=8),
+    indent=st.sampled_from(["", " ", "  "]),
+    shift=st.sampled_from(["", " ", "\t", "    "]),
+    blank=st.sampled_from(["", " ", "\t ", "  \r"]),
+    contents=st.lists(st.sampled_from(["a", "b", ""]), min_size=2, max_size=5),
+    newline=st.booleans(),
+)
+def test_property_the_same_indent_prefilter_never_hides_a_level_3_match(
+    before: list[tuple[str, str]],
+    after: list[tuple[str, str]],
+    indent: str,
+    shift: str,
+    blank: str,
+    contents: list[str],
+    newline: bool,
+) -> None:
+    old_str = "\n".join(indent + c if c else "" for c in contents) + ("\n" if newline else "")
+    block = editing._Block.parse(old_str)
+    assume(block.non_blank)
+    embedded = [shift + indent + c if c else blank for c in contents]
+    lines = [i + c for i, c in before] + embedded + [i + c for i, c in after]
+    text = "\n".join(lines)
+    exact = editing._token_blocks(editing._Document(text), block, None)
+    pattern = editing._same_indent_pattern(block)
+    assert pattern is not None
+    if exact.total:
+        assert pattern.search(text) is not None
