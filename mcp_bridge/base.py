@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from content import item_types, queries, reads, representation
+from content import context, item_types, queries, reads, representation, saved_filters
 from content.history import Actor
 from content.models import Item
 from content.reads import Owner
@@ -41,7 +41,9 @@ def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[
 
 def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
     params = reads.list_params(
+        owner,
         {
+            "filter_id": args.get("filter_id"),
             "q": args["query"],
             "tags": args["tags"],
             "tag_match": args["tag_match"],
@@ -49,7 +51,7 @@ def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]
             "sort_order": args["sort_order"],
             "limit": args["limit"],
             "offset": args["offset"],
-        }
+        },
     )
     if len(types) == 1:
         total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
@@ -65,3 +67,13 @@ def require_changes(data: dict[str, Any], names: str) -> None:
             message=f"Nothing to update: pass at least one of {names} (expected_updated_at alone "
             "changes nothing).",
         )
+
+
+def filter_list(owner: Owner, types: list[str]) -> dict[str, Any]:
+    """The owner's saved filters that include any of this server's types."""
+    found = saved_filters.filters_for_types(owner, types)
+    return {"filters": [saved_filters.filter_data(f) for f in found]}
+
+
+def overview(owner: Owner, types: list[str], recent: int, footer: str) -> dict[str, Any]:
+    return context.overview(owner, types=types, recent=recent, footer=footer)

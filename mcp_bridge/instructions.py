@@ -12,6 +12,8 @@ Tiddly Content server: the user's bookmarks (a URL plus title, description, tags
 text content) and notes (a title plus markdown content, description and tags). Prompt templates \
 live on the separate Tiddly Prompt server.
 
+Start a session with get_context: a short overview (counts, top tags, saved filters with their top items, recently used and changed items) whose every line gives an item's type and id.
+
 Which tool:
 - Find items: search_items (active items; returns id, type, content_length and a 500-character \
 preview, never the full content). list_tags shows the tags in use.
@@ -24,6 +26,8 @@ replaces exactly one occurrence of old_str with new_str.
 - Change metadata (title, description, tags, url) or rewrite the whole content: update_item. \
 Only the parameters you pass change.
 - Add something: create_bookmark or create_note.
+- Saved filters (named tag expressions): list_filters, then search_items with filter_id.
+- Link two items (a note about a bookmark): create_relationship; get_item shows an item's links as relationships.
 
 Tags are lowercase and hyphenated (machine-learning). A `tags` parameter is a FULL replacement: \
 the item ends up with exactly that list, so to add a tag send the existing tags plus the new one, \
@@ -49,8 +53,10 @@ Every variable the template uses must be declared, and every declared argument m
 MCP prompts: prompts/list lists the active prompts with their arguments; prompts/get renders one \
 with argument values.
 
+Start a session with get_context: a short overview (count, top tags, saved filters with their top prompts, recently used and changed prompts) whose every line gives a prompt's name.
+
 Which tool:
-- Find prompts: search_prompts. Size one up: get_prompt_metadata. Read the raw template: \
+- Find prompts: search_prompts (filter_id narrows it to a saved filter; list_filters lists them). Size one up: get_prompt_metadata. Read the raw template: \
 get_prompt_template (optionally only some lines).
 - Change part of a template (a typo up to a whole section): edit_prompt_template with \
 old_str/new_str. When the edit adds, removes or renames a {{ variable }}, pass the complete new \

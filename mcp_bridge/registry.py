@@ -38,6 +38,10 @@ UPDATE = ToolAnnotations(
     readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
 )
 
+LINK = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
+
 TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] = {
     content_server: {
         "search_items": ("Search bookmarks and notes", READ),
@@ -48,6 +52,10 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "create_bookmark": ("Save a bookmark", CREATE),
         "create_note": ("Create a note", CREATE),
         "list_tags": ("List tags", READ),
+        "list_filters": ("List saved filters", READ),
+        "get_context": ("Overview of bookmarks and notes", READ),
+        # Idempotent: linking linked items returns the existing link.
+        "create_relationship": ("Link two items", LINK),
     },
     prompt_server: {
         "search_prompts": ("Search prompt templates", READ),
@@ -57,6 +65,8 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "edit_prompt_template": ("Edit part of a prompt's template", EDIT),
         "update_prompt": ("Rewrite or update a prompt", UPDATE),
         "list_tags": ("List tags", READ),
+        "list_filters": ("List saved filters", READ),
+        "get_context": ("Overview of prompts", READ),
     },
 }
 

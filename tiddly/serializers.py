@@ -97,3 +97,8 @@ class ErrorOut(serializers.Serializer):
     limit = serializers.IntegerField(required=False)
     length = serializers.IntegerField(required=False)
     match_type = serializers.CharField(required=False)
+    filters = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="tag_in_use: the saved filters ({id, name}) that use the tag.",
+    )

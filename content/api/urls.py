@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter
 
+from content.api.filters import FilterViewSet
+from content.api.relationships import RelationshipViewSet
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
 
 router = SimpleRouter()
@@ -9,5 +11,7 @@ router.register("bookmarks", BookmarkViewSet, basename="bookmark")
 router.register("notes", NoteViewSet, basename="note")
 router.register("content", ContentViewSet, basename="content")
 router.register("tags", TagViewSet, basename="tag")
+router.register("filters", FilterViewSet, basename="filter")
+router.register("relationships", RelationshipViewSet, basename="relationship")
 
 urlpatterns = router.urls

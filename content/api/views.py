@@ -153,7 +153,8 @@ class ItemViewSet(HistoryActions, viewsets.GenericViewSet):
         return reads.get_owned(self.request.user, self.ref())
 
     def list(self, request: Request) -> Response:
-        params = reads.list_params(validated(s.ListQuerySerializer, request.query_params))
+        query = validated(s.ListQuerySerializer, request.query_params)
+        params = reads.list_params(request.user, query)
         total, items = queries.list_items(request.user, self.model, params)
         listed = [representation.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
@@ -274,7 +275,7 @@ class ContentViewSet(viewsets.GenericViewSet):
     )
     def list(self, request: Request) -> Response:
         data = validated(s.ContentListQuerySerializer, request.query_params)
-        params = reads.list_params(data)
+        params = reads.list_params(request.user, data)
         types = list(dict.fromkeys(data.get("type") or item_types.type_names()))
         total, items = queries.list_content(request.user, types, params)
         listed = [representation.listed_item_data(i) for i in items]

@@ -23,6 +23,9 @@ CONTENT_TOOLS = [
     "create_bookmark",
     "create_note",
     "list_tags",
+    "list_filters",
+    "get_context",
+    "create_relationship",
 ]
 PROMPT_TOOLS = [
     "search_prompts",
@@ -32,6 +35,8 @@ PROMPT_TOOLS = [
     "edit_prompt_template",
     "update_prompt",
     "list_tags",
+    "list_filters",
+    "get_context",
 ]
 READ_ONLY = {
     "search_items",
@@ -41,9 +46,11 @@ READ_ONLY = {
     "search_prompts",
     "get_prompt_template",
     "get_prompt_metadata",
+    "list_filters",
+    "get_context",
 }
 DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt"}
-IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt"}
+IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt", "create_relationship"}
 
 
 def _initialize(mcp: Mcp) -> types.InitializeResult:
