@@ -285,6 +285,14 @@ def _line_columns(model: type[Item]) -> dict[str, Any]:
     }
 
 
+def active_tagged(owner: Any, model: type[Item], tags: list[str], tag_match: str) -> QuerySet:
+    """The owner's active items of one type with ``tags`` (all or any; none = every item)."""
+    qs = owned(owner, model).active()
+    if tags:
+        qs = qs.filter(pk__in=_tagged_ids(model, tags, tag_match))
+    return qs
+
+
 def active_counts(owner: Any, types: list[str]) -> dict[str, int]:
     """Active items per type: one count query per type."""
     return {t: owned(owner, item_types.model_for(t)).active().count() for t in types}
