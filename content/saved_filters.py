@@ -97,6 +97,20 @@ def update_filter(*, owner: Any, filter_id: object, data: Mapping[str, Any]) -> 
     return saved
 
 
+def check_filter(*, owner: Any, data: Mapping[str, Any], instance: SavedFilter | None) -> None:
+    """Every check ``create_filter``/``update_filter`` make, writing nothing (the admin's form)."""
+    saved = SavedFilter(owner=owner) if instance is None else instance
+    probe = SavedFilter(
+        pk=saved.pk,
+        owner_id=owner.pk,
+        name=saved.name,
+        content_types=saved.content_types,
+        expression=saved.expression,
+    )
+    _apply(probe, data, creating=instance is None)
+    _check_name_free(probe)
+
+
 @transaction.atomic
 def delete_filter(*, owner: Any, filter_id: object) -> None:
     get_filter(owner, filter_id).delete()

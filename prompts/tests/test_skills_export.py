@@ -69,7 +69,8 @@ def test_claude_code_gets_a_tar_gz_of_skill_folders_with_yaml_front_matter(
         "description": 'Review: "quoted", colons: and\nnew lines #hash',
     }
     assert "Review {{ code }}" in body
-    assert "## Arguments" in body and "`code` (required): The code" in body
+    assert "## Arguments" in body
+    assert "`code` (required): The code" in body
     meta, _ = front_matter(files["plain/SKILL.md"])
     assert meta["description"] == "Just a title"
 
