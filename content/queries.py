@@ -267,7 +267,7 @@ def _union(owner: Any, types: list[str], params: ListParams, *, lines: bool = Fa
         qs = _filtered(owner, model, params).annotate(
             kind=Value(type_name, output_field=CharField()), sort_title=_sort_title(model)
         )
-        columns = _ROW
+        columns: tuple[str, ...] = _ROW
         if lines:
             qs = qs.annotate(**_line_columns(model))
             columns = (*_ROW, "handle", "shown_title")

@@ -98,7 +98,7 @@ def item_detail(
     return data
 
 
-def related_items(owner: Owner, item: Item) -> list[dict[str, Any]]:
+def related_items(owner: Any, item: Item) -> list[dict[str, Any]]:
     """The other ends of the item's links, oldest link first, items in the trash left out.
 
     One query for the links and one per item type at their other ends, whatever their number.

@@ -51,7 +51,7 @@ def client_for(name: str | None) -> Client:
 
 def skill_prompts(owner: Any, *, tags: list[str], tag_match: str) -> Iterable[Prompt]:
     chosen = queries.active_tagged(owner, Prompt, normalize_tags(tags), tag_match)
-    return chosen.order_by("name").iterator()  # type: ignore[no-any-return]
+    return chosen.order_by("name").iterator()
 
 
 def skill_md(prompt: Prompt) -> str:

@@ -102,7 +102,7 @@ class NameConflict(TiddlyError):
 class TagInUse(TiddlyError):
     """A tag that saved filters use cannot be deleted; ``filters`` lists them."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code = int(status.HTTP_409_CONFLICT)
     code = "tag_in_use"
 
 

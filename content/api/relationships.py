@@ -98,7 +98,8 @@ class RelationshipViewSet(viewsets.GenericViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> Any:
-        return Relationship.objects.filter(owner=self.request.user)
+        owner: Any = self.request.user
+        return Relationship.objects.filter(owner=owner)
 
     def list(self, request: Request) -> Response:
         query = validated(LinkListQuery, request.query_params)
