@@ -302,7 +302,9 @@ def redact(url: str) -> str:
     return url
 
 
-def prepare_database(url: str | None, workdir: Path) -> tuple[str, str, str | None]:
+def prepare_database(
+    url: str | None, workdir: Path, db_name: str = BENCH_DB_NAME
+) -> tuple[str, str, str | None]:
     """Return (DATABASE_URL for the server, vendor, server version)."""
     if not url:
         return f"sqlite:///{workdir / 'db.sqlite3'}", "sqlite", None
@@ -316,11 +318,11 @@ def prepare_database(url: str | None, workdir: Path) -> tuple[str, str, str | No
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
         version = conn.execute("SHOW server_version").fetchone()[0]
         try:
-            conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB_NAME} WITH (FORCE)")
+            conn.execute(f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
         except psycopg.errors.SyntaxError:  # PostgreSQL < 13
-            conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB_NAME}")
-        conn.execute(f"CREATE DATABASE {BENCH_DB_NAME}")
-    return urlunsplit(urlsplit(url)._replace(path=f"/{BENCH_DB_NAME}")), "postgresql", version
+            conn.execute(f"DROP DATABASE IF EXISTS {db_name}")
+        conn.execute(f"CREATE DATABASE {db_name}")
+    return urlunsplit(urlsplit(url)._replace(path=f"/{db_name}")), "postgresql", version
 
 
 def sqlite_journal_mode(url: str) -> str | None:
@@ -643,6 +645,57 @@ def history_report(bench: Bench, st: ReplaceState) -> dict:
     return {"history_versions": int(versions), "history_chars": int(chars)}
 
 
+# -- saved filter list and get_context over a 10 000-item corpus (issue 11)
+
+ORGANISE_ITEMS = 10_000
+# Bulk insert (the REST API would take minutes for 10 000 items): notes and bookmarks, each with
+# three of 200 tags, and one saved filter "t1 AND t2, OR t3" over both types.
+_ORGANISE_SETUP = """
+from django.contrib.auth import get_user_model
+from content.models import Bookmark, Note, SavedFilter, Tag
+from content.saved_filters import create_filter
+owner = get_user_model().objects.get(username="bench")
+tags = Tag.objects.bulk_create([Tag(owner=owner, name=f"t{i}") for i in range(200)])
+notes = Note.objects.bulk_create(
+    [Note(owner=owner, title=f"org note {i}", content="x" * 200) for i in range(N // 2)])
+marks = Bookmark.objects.bulk_create(
+    [Bookmark(owner=owner, title=f"org mark {i}", url=f"https://e.com/{i}") for i in range(N // 2)])
+for model, items in ((Note, notes), (Bookmark, marks)):
+    through, col = model.tags.through, model._meta.model_name + "_id"
+    through.objects.bulk_create([through(**{col: it.pk, "tag_id": tags[(i * k) % 200].pk})
+                                 for i, it in enumerate(items) for k in (1, 2, 3)])
+f = create_filter(owner=owner, data={"name": "bench", "content_types": ["note", "bookmark"],
+    "expression": {"groups": [{"tags": ["t1", "t2"]}, {"tags": ["t3"]}]}})
+print(f.pk)
+"""
+
+
+@dataclasses.dataclass
+class OrganiseState:
+    filter_id: str
+
+
+_organise_state: OrganiseState | None = None
+
+
+def setup_organise(bench: Bench, size: int | None) -> OrganiseState:
+    global _organise_state
+    if _organise_state is None:
+        code = _ORGANISE_SETUP.replace("N // 2", str(ORGANISE_ITEMS // 2))
+        filter_id = bench.server.manage("shell", "-c", code).split()[-1]
+        _organise_state = OrganiseState(filter_id)
+    return _organise_state
+
+
+def op_list_filter(call: Call) -> Outcome:
+    st: OrganiseState = call.state
+    r = call.client.get("/api/content/", params={"filter_id": st.filter_id, "limit": 50})
+    problem = None
+    if call.warmup and r.status_code == 200 and not r.json().get("count"):
+        problem = "list filter_id: no item matched"
+    return http_outcome(r, 200, problem)
+
+
 SCENARIOS: list[Scenario] = [
     Scenario(
         "list_q",
@@ -651,6 +704,14 @@ SCENARIOS: list[Scenario] = [
         setup=setup_list,
         sized=False,
         group="list",
+    ),
+    Scenario(
+        "list_filter_10k",
+        op_list_filter,
+        "GET /api/content/?filter_id=F&limit=50 over 10 000 notes+bookmarks (filter: 2 groups)",
+        setup=setup_organise,
+        sized=False,
+        group="organise 10k",
     ),
     Scenario(
         "create",
@@ -994,6 +1055,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="postgres://... server to create a fresh 'tiddly_bench' database on "
         "(dropped first); default: a fresh temporary SQLite file",
     )
+    p.add_argument(
+        "--db-name",
+        default=BENCH_DB_NAME,
+        help="name of the PostgreSQL database to (re)create on --database-url",
+    )
     p.add_argument("--sizes", type=_int_list, default=[100, 10_000, 100_000])
     p.add_argument("--concurrency", type=_int_list, default=[1, 8])
     p.add_argument("--quick", action="store_true", help="smoke run: a few requests per row")
@@ -1096,7 +1162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     server: Server | None = None
     started = dt.datetime.now(dt.UTC)
     try:
-        db_url, vendor, db_version = prepare_database(args.database_url, workdir)
+        db_url, vendor, db_version = prepare_database(args.database_url, workdir, args.db_name)
         env = dict(os.environ)
         env.update(
             DATABASE_URL=db_url,
