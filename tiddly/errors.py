@@ -99,10 +99,10 @@ class NameConflict(TiddlyError):
     code = "name_conflict"
 
 
-class TagInUse(TiddlyError):
-    """A tag that saved filters use cannot be deleted; ``filters`` lists them."""
+class TagInUse(NameConflict):
+    """A tag that saved filters use cannot be deleted; ``filters`` lists them. (A 409 like a
+    name conflict: subclassing keeps the status without re-declaring it.)"""
 
-    status_code = int(status.HTTP_409_CONFLICT)
     code = "tag_in_use"
 
 

@@ -86,3 +86,14 @@ def test_an_items_page_lists_its_links(staff_client: Client, owner: Any) -> None
     page = staff_client.get(reverse("admin:content_note_change", args=[note.pk])).content.decode()
     assert reverse("admin:content_bookmark_change", args=[bookmark.pk]) in page
     assert "The article" in page
+
+
+def test_a_tag_used_by_a_filter_cannot_be_deleted_in_the_admin(
+    staff_client: Client, owner: Any
+) -> None:
+    make(owner)
+    tag = owner.tags.get(name="w")
+    page = staff_client.post(reverse("admin:content_tag_delete", args=[tag.pk]), {"post": "yes"})
+    assert page.status_code == 200
+    assert "Saved filter: Work" in page.content.decode()
+    assert owner.tags.filter(name="w").exists()
