@@ -662,7 +662,7 @@ marks = Bookmark.objects.bulk_create(
     [Bookmark(owner=owner, title=f"org mark {i}", url=f"https://e.com/{i}") for i in range(N // 2)])
 for model, items in ((Note, notes), (Bookmark, marks)):
     through, col = model.tags.through, model._meta.model_name + "_id"
-    through.objects.bulk_create([through(**{col: it.pk, "tag_id": tags[(i * k) % 200].pk})
+    through.objects.bulk_create([through(**{col: it.pk, "tag_id": tags[(i + 67 * k) % 200].pk})
                                  for i, it in enumerate(items) for k in (1, 2, 3)])
 f = create_filter(owner=owner, data={"name": "bench", "content_types": ["note", "bookmark"],
     "expression": {"groups": [{"tags": ["t1", "t2"]}, {"tags": ["t3"]}]}})

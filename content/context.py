@@ -7,7 +7,7 @@ name) so the agent can read it next.
 
 Bounded whatever the data: each section has a character budget and stops listing (saying so) when
 it is spent, so the whole answer stays under ``MAX_CHARS``. The queries are a constant number:
-one count per type, one tag query, one filter query, one query per listed filter (at most
+one count and one tag count per type, one filter query, one query per listed filter (at most
 ``MAX_FILTERS``) and one per recent list.
 """
 
@@ -72,7 +72,7 @@ def overview(owner: Any, *, types: list[str], recent: int, footer: str = "") -> 
 
 def _tags(owner: Any, types: list[str]) -> _Section:
     section = _Section(BUDGETS["tags"])
-    rows = queries.tag_counts(owner, include_inactive=False, types=types)[:TOP_TAGS]
+    rows = queries.top_tags(owner, types, TOP_TAGS)
     section.add("## Top tags")
     if not rows:
         section.add("(no tags yet)")

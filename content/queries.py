@@ -332,6 +332,31 @@ def tag_counts(
     return result
 
 
+def top_tags(owner: Any, types: list[str], limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` tags carried by most active items of ``types``: one grouped count per type.
+
+    ``tag_counts`` answers for every tag with one correlated subquery per tag and type, which
+    costs seconds over 10 000 items and 200 tags; an overview needs only the top few.
+    """
+    active = state_q(ItemState.ACTIVE, timezone.now())
+    totals: dict[str, int] = {}
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        item = str(model._meta.model_name)
+        rows = (
+            model.tags.through._default_manager.filter(
+                _prefix_q(active, item), **{f"{item}__owner": owner}
+            )
+            .values_list("tag__name")
+            .annotate(n=Count("*"))
+            .order_by()
+        )
+        for name, n in rows:
+            totals[name] = totals.get(name, 0) + n
+    ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
+    return [{"name": name, "count": count} for name, count in ranked]
+
+
 def _active_count(model: type[Item], active: Q) -> Subquery:
     through = model.tags.through
     links = (

@@ -13,8 +13,8 @@ from prompts.models import Prompt
 pytestmark = pytest.mark.django_db
 
 CONTENT = ["bookmark", "note"]
-# counts (one per type) + tags + filters + 5 filters' items + used + changed.
-MAX_QUERIES = 3 + 1 + 5 + 2
+# counts and tag counts (one each per type) + filters + 5 filters' items + used + changed.
+MAX_QUERIES = 3 + 3 + 1 + 5 + 2
 
 
 def _large_account(owner: Any) -> None:
