@@ -144,6 +144,14 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
                 problem = f"edit_content reported line {line!r}, expected {st.line(w)}"
         return outcome(result, problem)
 
+    def op_get_context(call: Any) -> Any:
+        result = call.client.call_tool("get_context", {"limit": 10})
+        problem = None
+        text = (result.structuredContent or {}).get("markdown", "")
+        if call.warmup and not result.isError and len(text) >= 10_000:
+            problem = f"get_context: {len(text)} characters, expected < 10 000"
+        return outcome(result, problem)
+
     def count(size: int | None) -> int:
         return 200 if size is None or size <= 10_000 else 20
 
@@ -161,6 +169,15 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
             op_search_in_content,
             "MCP tools/call search_in_content (unique marker) via the official client",
             setup=ns.setup_read,
+            **common,
+        ),
+        ns.Scenario(
+            "mcp_get_context_10k",
+            op_get_context,
+            "MCP tools/call get_context over 10 000 notes+bookmarks (200 tags, 1 filter)",
+            setup=ns.setup_organise,
+            sized=False,
+            group="organise 10k",
             **common,
         ),
         ns.Scenario(

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from content import editing, history, queries
-from content.models import Item, ItemState, ItemVersion
-from content.representation import dt
+from content import editing, history, item_types, queries, saved_filters
+from content.models import Item, ItemState, ItemVersion, Relationship
+from content.representation import dt, item_data
 from content.rules import normalize_tags, storable
 from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 
@@ -89,12 +89,63 @@ def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
     return found
 
 
+# --- an item's page: the item and the items linked to it ----------------------------------------
+
+
+def item_detail(
+    owner: Owner, item: Item, window: editing.LineWindow | None = None
+) -> dict[str, Any]:
+    """What GET of one item answers (REST and MCP alike): the item and its ``relationships``."""
+    data = item_data(item, window=window)
+    data["relationships"] = related_items(owner, item)
+    return data
+
+
+def related_items(owner: Any, item: Item) -> list[dict[str, Any]]:
+    """The other ends of the item's links, oldest link first, items in the trash left out.
+
+    One query for the links and one per item type at their other ends, whatever their number.
+    """
+    links = Relationship.objects.filter(owner=owner).touching(item.type_name, item.pk)
+    ends = [(link, *link.other_end(item.type_name, item.pk)) for link in links.order_by("id")]
+    wanted: dict[str, list[Any]] = {}
+    for _, type_name, pk in ends:
+        wanted.setdefault(type_name, []).append(pk)
+    found: dict[tuple[str, Any], Item] = {}
+    for type_name, ids in wanted.items():
+        model = item_types.model_for(type_name)
+        columns = ["id", "title", *([model.title_fallback] if model.title_fallback else [])]
+        live = queries.owned(owner, model).filter(pk__in=ids, deleted_at__isnull=True)
+        found.update({(type_name, other.pk): other for other in live.only(*columns)})
+    return [
+        {
+            "relationship_id": str(link.pk),
+            "type": type_name,
+            "id": str(pk),
+            "title": display_title(found[(type_name, pk)]),
+            "description": link.description,
+        }
+        for link, type_name, pk in ends
+        if (type_name, pk) in found
+    ]
+
+
+def display_title(item: Item) -> str | None:
+    """The title, else what sorting by title falls back to (a bookmark's url, a prompt's name)."""
+    fallback = item.title_fallback
+    return item.title or (getattr(item, fallback) if fallback else None)
+
+
 # --- lists --------------------------------------------------------------------------------------
 
 
-def list_params(data: Mapping[str, Any]) -> queries.ListParams:
-    """Validated list query parameters (REST or MCP) as ``ListParams``."""
-    return queries.ListParams(
+def list_params(owner: Owner, data: Mapping[str, Any]) -> queries.ListParams:
+    """Validated list query parameters (REST or MCP) as ``ListParams``.
+
+    ``filter_id`` names one of the owner's saved filters (else not found): its expression and
+    types narrow the list, and its sort applies unless ``sort_by`` is given.
+    """
+    params = queries.ListParams(
         q=(data.get("q") or "").strip(),
         tags=normalize_tags(data.get("tags") or []),
         tag_match=data["tag_match"],
@@ -103,6 +154,18 @@ def list_params(data: Mapping[str, Any]) -> queries.ListParams:
         sort_order=data["sort_order"],
         limit=data["limit"],
         offset=data["offset"],
+    )
+    if data.get("filter_id") is None:
+        return params
+    saved = saved_filters.get_filter(owner, data["filter_id"])
+    sort: dict[str, Any] = {}
+    if not params.sort_by:
+        sort = {"sort_by": saved.default_sort_by, "sort_order": saved.default_sort_order}
+    return replace(
+        params,
+        filter_groups=tuple(tuple(tags) for tags in saved.groups),
+        filter_types=tuple(saved.content_types),
+        **sort,
     )
 
 

@@ -16,13 +16,14 @@ from typing import Any, TypedDict, TypeVar, cast
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import content_cache, editing, history, rules
+from content import content_cache, editing, history, rules, saved_filters
 from content.history import Actor
 from content.history_codec import ops_patch
-from content.models import HistoryAction, Item, Tag
+from content.models import HistoryAction, Item, Relationship, Tag
 from content.queries import one_with_content
 from content.reads import ItemRef, Owner
 from content.representation import etag, item_data
+from content.tags import get_or_create_tags as _get_or_create_tags
 from tiddly.errors import (
     BadState,
     ContentEmpty,
@@ -299,15 +300,6 @@ def _set_tags(item: Item, names: list[str], *, creating: bool = False) -> list[s
     return sorted(names)
 
 
-def _get_or_create_tags(owner_id: Any, names: list[str]) -> list[Tag]:
-    existing = {t.name: t for t in Tag.objects.filter(owner_id=owner_id, name__in=names)}
-    missing = [Tag(owner_id=owner_id, name=n) for n in names if n not in existing]
-    if missing:
-        Tag.objects.bulk_create(missing, ignore_conflicts=True)
-        existing = {t.name: t for t in Tag.objects.filter(owner_id=owner_id, name__in=names)}
-    return [existing[n] for n in names]
-
-
 # --- str-replace --------------------------------------------------------------------------------
 
 
@@ -563,6 +555,7 @@ def delete_item_permanently(
     item = _locked(owner, ref, allow_deleted=True)
     precondition.check(item)
     history.erase(item)
+    Relationship.objects.touching(item.type_name, item.pk).delete()
     item.delete()
 
 
@@ -596,6 +589,7 @@ def rename_tag(*, owner: Owner, name: str, new_name: str) -> Tag:
     tag = _tag(owner, name)
     target = check_rename_tag(owner=owner, tag=tag, new_name=new_name)
     if target != tag.name:
+        saved_filters.rename_tag_in_expressions(tag, target)
         tag.name = target
         tag.save(update_fields=["name"])
     return tag
@@ -615,7 +609,9 @@ def check_rename_tag(*, owner: Owner, tag: Tag, new_name: str) -> str:
 
 @transaction.atomic
 def delete_tag(*, owner: Owner, name: str) -> None:
-    _tag(owner, name).delete()
+    tag = _tag(owner, name)
+    saved_filters.check_tag_unused(tag)
+    tag.delete()
 
 
 def _tag(owner: Owner, name: str) -> Tag:

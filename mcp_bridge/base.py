@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from content import history, item_types, queries, reads, representation
+from content import context, history, item_types, queries, reads, representation, saved_filters
 from content.editing import Edit
 from content.history import Actor
 from content.models import Item
@@ -42,7 +42,9 @@ def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[
 
 def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
     params = reads.list_params(
+        owner,
         {
+            "filter_id": args.get("filter_id"),
             "q": args["query"],
             "tags": args["tags"],
             "tag_match": args["tag_match"],
@@ -50,7 +52,7 @@ def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]
             "sort_order": args["sort_order"],
             "limit": args["limit"],
             "offset": args["offset"],
-        }
+        },
     )
     if len(types) == 1:
         total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
@@ -103,3 +105,13 @@ def restore_result(item: Item, version: int) -> dict[str, Any]:
         "version": number,
         "summary": f"Restored {item.label()} to version {version}; it is now version {number}.",
     }
+
+
+def filter_list(owner: Owner, types: list[str]) -> dict[str, Any]:
+    """The owner's saved filters that include any of this server's types."""
+    found = saved_filters.filters_for_types(owner, types)
+    return {"filters": [saved_filters.filter_data(f) for f in found]}
+
+
+def overview(owner: Owner, types: list[str], recent: int, footer: str) -> dict[str, Any]:
+    return context.overview(owner, types=types, recent=recent, footer=footer)

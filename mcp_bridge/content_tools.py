@@ -13,16 +13,18 @@ from typing import Annotated, Any, Literal
 from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import item_types, queries, reads, services
+from content import item_types, queries, reads, relationships, services
 from content.models import Bookmark, Item, Note
 from content.reads import ItemRef
+from content.relationships import End
 from content.representation import dt, edit_data, item_data, metadata_item_data
 from content.services import Precondition
 from mcp_bridge import schemas as t
 from mcp_bridge.base import (
     ToolsetBase,
     edits_in,
-    full_item,
+    filter_list,
+    overview,
     page,
     require_changes,
     restore_result,
@@ -38,6 +40,13 @@ def _ref(type_name: str, item_id: str) -> ItemRef:
 
 def _load(owner: reads.Owner, type_name: str, item_id: str) -> Item:
     return reads.get_owned(owner, _ref(type_name, item_id))
+
+
+TYPES = ["bookmark", "note"]
+CONTEXT_FOOTER = (
+    "Next: read an item with get_item(type, id); list a filter's items with "
+    "search_items(filter_id=…); prompts are on the Tiddly Prompt server."
+)
 
 
 class ContentTools(ToolsetBase, MCPToolset):
@@ -57,6 +66,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         sort_order: t.SortOrder = "desc",
         limit: t.Limit = 50,
         offset: t.Offset = 0,
+        filter_id: t.FilterId = None,
     ) -> t.ContentPage:
         """Search or list the user's active bookmarks and notes.
 
@@ -75,8 +85,9 @@ class ContentTools(ToolsetBase, MCPToolset):
             "sort_order": sort_order,
             "limit": limit,
             "offset": offset,
+            "filter_id": filter_id,
         }
-        return page(self._owner(), [type] if type else ["bookmark", "note"], args)  # type: ignore[return-value]
+        return page(self._owner(), [type] if type else TYPES, args)  # type: ignore[return-value]
 
     def get_item(
         self,
@@ -98,12 +109,17 @@ class ContentTools(ToolsetBase, MCPToolset):
         (content_length in the thousands of characters or more) read part of it with
         start_line/end_line, e.g. {"start_line": 120, "end_line": 180}, or find the lines
         first with search_in_content. Works for archived and trashed items too (see state).
-        Line parameters are ignored when include_content is false.
+        Line parameters are ignored when include_content is false. relationships lists the
+        items linked to this one ({relationship_id, type, id, title, description}).
         """
-        item = _load(self._owner(), type, id)
+        owner = self._owner()
+        item = _load(owner, type, id)
         if not include_content:
-            return metadata_item_data(item)  # type: ignore[return-value]
-        return full_item(item, start_line, end_line)  # type: ignore[return-value]
+            data = metadata_item_data(item)
+            data["relationships"] = reads.related_items(owner, item)
+            return data  # type: ignore[return-value]
+        window = reads.line_window(item.content, start_line, end_line)
+        return reads.item_detail(owner, item, window)  # type: ignore[return-value]
 
     def search_in_content(
         self,
@@ -358,3 +374,53 @@ class ContentTools(ToolsetBase, MCPToolset):
         near-duplicates, and as filters for search_items.
         """
         return {"tags": queries.tag_counts(self._owner(), include_inactive=False)}  # type: ignore[typeddict-item]
+
+    def list_filters(self) -> t.FilterList:
+        """List the user's saved filters that include bookmarks or notes.
+
+        A saved filter is a named tag expression: an item matches when it has ALL the tags of
+        any one group (groups are OR-ed). Pass a filter's id as filter_id to search_items to
+        list or search within it; its default sort applies unless you pass sort_by.
+        """
+        return filter_list(self._owner(), TYPES)  # type: ignore[return-value]
+
+    def get_context(self, limit: t.ContextLimit = 10) -> t.Context:
+        """A short markdown overview of the user's bookmarks and notes: call it first in a
+        session to find your bearings in one call.
+
+        Shows active items per type, the most used tags, up to 5 saved filters with their top
+        5 items, and the items used and changed most recently (limit each). Every item line
+        gives its type and id, ready for get_item. Returns {markdown, counts}; under 10 000
+        characters whatever the collection's size.
+        """
+        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)  # type: ignore[return-value]
+
+    def create_relationship(
+        self,
+        source_type: t.AnyItemType,
+        source_id: t.ItemId,
+        target_type: t.AnyItemType,
+        target_id: t.ItemId,
+        description: Annotated[
+            str | None,
+            Field(description="Why the two items belong together (up to 500 characters)."),
+        ] = None,
+    ) -> t.Link:
+        """Link two of the user's items (a note about a bookmark, a prompt that goes with a
+        note); links are undirected and show on both items' get_item as relationships.
+
+        Idempotent: if the two items are already linked (in either order) the existing link is
+        returned unchanged. An item cannot link to itself, and has at most 50 links. Returns
+        {id, source_type, source_id, target_type, target_id, description, created_at}; the
+        ends are stored in a canonical order, so source and target may come back swapped.
+        Example: {"source_type": "note", "source_id": "…", "target_type": "bookmark",
+        "target_id": "…", "description": "Notes on this article"}.
+        """
+        link, _ = relationships.create_link(
+            owner=self._owner(),
+            source=End.parse(source_type, source_id, "source_id"),
+            target=End.parse(target_type, target_id, "target_id"),
+            description=description,
+            actor=self._actor(),
+        )
+        return relationships.link_data(link)  # type: ignore[return-value]

@@ -12,6 +12,8 @@ Tiddly Content server: the user's bookmarks (a URL plus title, description, tags
 text content) and notes (a title plus markdown content, description and tags). Prompt templates \
 live on the separate Tiddly Prompt server.
 
+Start a session with get_context: a short overview (counts, top tags, saved filters with their top items, recently used and changed items) whose every line gives an item's type and id.
+
 Which tool:
 - Find items: search_items (active items; returns id, type, content_length and a 500-character \
 preview, never the full content). list_tags shows the tags in use.
@@ -27,6 +29,8 @@ Only the parameters you pass change.
 - Add something: create_bookmark or create_note.
 - Undo: get_item_history lists an item's versions, get_item_version reads one (include_diff \
 shows what it changed), restore_item_version puts it back as a new version.
+- Saved filters (named tag expressions): list_filters, then search_items with filter_id.
+- Link two items (a note about a bookmark): create_relationship; get_item shows an item's links as relationships.
 
 Tags are lowercase and hyphenated (machine-learning). A `tags` parameter is a FULL replacement: \
 the item ends up with exactly that list, so to add a tag send the existing tags plus the new one, \
@@ -52,8 +56,10 @@ Every variable the template uses must be declared, and every declared argument m
 MCP prompts: prompts/list lists the active prompts with their arguments; prompts/get renders one \
 with argument values.
 
+Start a session with get_context: a short overview (count, top tags, saved filters with their top prompts, recently used and changed prompts) whose every line gives a prompt's name.
+
 Which tool:
-- Find prompts: search_prompts. Size one up: get_prompt_metadata. Read the raw template: \
+- Find prompts: search_prompts (filter_id narrows it to a saved filter; list_filters lists them). Size one up: get_prompt_metadata. Read the raw template: \
 get_prompt_template (optionally only some lines).
 - Change part of a template (a typo up to a whole section): edit_prompt_template with \
 old_str/new_str (replace_all, edits and dry_run as on the content server). When the edit adds, removes or renames a {{ variable }}, pass the complete new \

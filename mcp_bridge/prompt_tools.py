@@ -21,7 +21,9 @@ from mcp_bridge import schemas as t
 from mcp_bridge.base import (
     ToolsetBase,
     edits_in,
+    filter_list,
     full_item,
+    overview,
     page,
     require_changes,
     restore_result,
@@ -70,6 +72,13 @@ def _written(prompt: Item, summary: str) -> dict[str, Any]:
     }
 
 
+TYPES = ["prompt"]
+CONTEXT_FOOTER = (
+    "Next: read a template with get_prompt_template(name); list a filter's prompts with "
+    "search_prompts(filter_id=…); bookmarks and notes are on the Tiddly Content server."
+)
+
+
 class PromptTools(ToolsetBase, MCPToolset):
     mcp_server = prompt_server
     source = "mcp-prompts"
@@ -83,6 +92,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         sort_order: t.SortOrder = "desc",
         limit: t.Limit = 50,
         offset: t.Offset = 0,
+        filter_id: t.FilterId = None,
     ) -> t.PromptPage:
         """Search or list the user's active prompt templates.
 
@@ -100,8 +110,9 @@ class PromptTools(ToolsetBase, MCPToolset):
             "sort_order": sort_order,
             "limit": limit,
             "offset": offset,
+            "filter_id": filter_id,
         }
-        return page(self._owner(), ["prompt"], args)  # type: ignore[return-value]
+        return page(self._owner(), TYPES, args)  # type: ignore[return-value]
 
     def get_prompt_template(
         self, name: t.PromptName, start_line: t.StartLine = None, end_line: t.EndLine = None
@@ -361,3 +372,23 @@ class PromptTools(ToolsetBase, MCPToolset):
         search_prompts.
         """
         return {"tags": queries.tag_counts(self._owner(), include_inactive=False)}  # type: ignore[typeddict-item]
+
+    def list_filters(self) -> t.FilterList:
+        """List the user's saved filters that include prompts.
+
+        A saved filter is a named tag expression: a prompt matches when it has ALL the tags of
+        any one group (groups are OR-ed). Pass a filter's id as filter_id to search_prompts to
+        list or search within it; its default sort applies unless you pass sort_by.
+        """
+        return filter_list(self._owner(), TYPES)  # type: ignore[return-value]
+
+    def get_context(self, limit: t.ContextLimit = 10) -> t.Context:
+        """A short markdown overview of the user's prompt library: call it first in a session
+        to find your bearings in one call.
+
+        Shows the number of active prompts, the most used tags, up to 5 saved filters with
+        their top 5 prompts, and the prompts used and changed most recently (limit each).
+        Every line gives the prompt's name, ready for get_prompt_template or prompts/get.
+        Returns {markdown, counts}; under 10 000 characters whatever the library's size.
+        """
+        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)  # type: ignore[return-value]

@@ -39,6 +39,10 @@ UPDATE = ToolAnnotations(
     readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
 )
 
+LINK = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
+
 TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] = {
     content_server: {
         "search_items": ("Search bookmarks and notes", READ),
@@ -52,6 +56,10 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "get_item_history": ("List an item's versions", READ),
         "get_item_version": ("Read an item at a version", READ),
         "restore_item_version": ("Restore an item to a version (undo)", UPDATE),
+        "list_filters": ("List saved filters", READ),
+        "get_context": ("Overview of bookmarks and notes", READ),
+        # Idempotent: linking linked items returns the existing link.
+        "create_relationship": ("Link two items", LINK),
     },
     prompt_server: {
         "search_prompts": ("Search prompt templates", READ),
@@ -64,6 +72,8 @@ TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] 
         "get_prompt_history": ("List a prompt's versions", READ),
         "get_prompt_version": ("Read a prompt at a version", READ),
         "restore_prompt_version": ("Restore a prompt to a version (undo)", UPDATE),
+        "list_filters": ("List saved filters", READ),
+        "get_context": ("Overview of prompts", READ),
     },
 }
 

@@ -50,14 +50,23 @@ class _Item(TypedDict):
     content_preview: NotRequired[str | None]
 
 
+class RelatedItem(TypedDict):
+    relationship_id: str
+    type: str
+    id: str
+    title: str | None
+    description: str | None
+
+
 class ContentItem(_Item):
     """A bookmark or note as the REST API returns it.
 
     ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
-    metadata-only reads; ``url`` with bookmarks.
+    metadata-only reads; ``url`` with bookmarks; ``relationships`` with get_item.
     """
 
     url: NotRequired[str]
+    relationships: NotRequired[list[RelatedItem]]
 
 
 class PromptItem(_Item):
@@ -204,6 +213,45 @@ class TagList(TypedDict):
     tags: list[TagCount]
 
 
+class FilterGroup(TypedDict):
+    tags: list[str]
+
+
+class FilterExpression(TypedDict):
+    groups: list[FilterGroup]
+    group_operator: str
+
+
+class SavedFilter(TypedDict):
+    id: str
+    name: str
+    content_types: list[str]
+    expression: FilterExpression
+    default_sort_by: str | None
+    default_sort_order: str
+    created_at: str
+    updated_at: str
+
+
+class FilterList(TypedDict):
+    filters: list[SavedFilter]
+
+
+class Context(TypedDict):
+    markdown: str
+    counts: dict[str, int]
+
+
+class Link(TypedDict):
+    id: str
+    source_type: str
+    source_id: str
+    target_type: str
+    target_id: str
+    description: str | None
+    created_at: str
+
+
 # --- parameters ---------------------------------------------------------------------------------
 
 
@@ -285,6 +333,14 @@ SortBy = Annotated[
 SortOrder = Annotated[Literal["asc", "desc"], Field(description="Sort direction.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Page size, 1-100.")]
 Offset = Annotated[int, Field(ge=0, le=10**9, description="Items to skip (for the next page).")]
+FilterId = Annotated[
+    str | None,
+    Field(
+        description="A saved filter's id (from list_filters or get_context): only items matching "
+        "its tag expression and types, AND the other parameters; its sort applies unless sort_by "
+        "is given."
+    ),
+]
 StartLine = Annotated[
     int | None,
     Field(ge=1, le=2**31, description="First line to return (1-based). Omit for line 1."),
@@ -376,6 +432,15 @@ TagsReplacement = Annotated[
         "add a tag, send the existing tags plus the new one; [] removes all. Omit this parameter "
         "unless you are intentionally changing tags."
     ),
+]
+
+
+ContextLimit = Annotated[
+    int, Field(ge=1, le=20, description="How many recently used / changed items to list (1-20).")
+]
+AnyItemType = Annotated[
+    Literal["bookmark", "note", "prompt"],
+    Field(description="The item's type: 'bookmark', 'note' or 'prompt'."),
 ]
 
 

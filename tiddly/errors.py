@@ -83,9 +83,17 @@ class RenderLimitExceeded(TiddlyError):
 class FieldLimitExceeded(TiddlyError):
     code = "field_limit_exceeded"
 
-    def __init__(self, field: str, length: int, limit: int, unit: str = "characters") -> None:
+    def __init__(
+        self,
+        field: str,
+        length: int,
+        limit: int,
+        unit: str = "characters",
+        message: str | None = None,
+    ) -> None:
         super().__init__(
-            f"{field} is {length} {unit} long; the limit is {limit}. Shorten it and retry.",
+            message
+            or f"{field} is {length} {unit} long; the limit is {limit}. Shorten it and retry.",
             field=field,
             length=length,
             limit=limit,
@@ -116,6 +124,13 @@ class NotFound(TiddlyError):
 class NameConflict(TiddlyError):
     status_code = status.HTTP_409_CONFLICT
     code = "name_conflict"
+
+
+class TagInUse(NameConflict):
+    """A tag that saved filters use cannot be deleted; ``filters`` lists them. (A 409 like a
+    name conflict: subclassing keeps the status without re-declaring it.)"""
+
+    code = "tag_in_use"
 
 
 class UrlConflict(TiddlyError):

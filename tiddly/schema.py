@@ -17,7 +17,7 @@ _DESCRIPTIONS = {
     403: "forbidden (e.g. the token lacks the scope the message names).",
     404: "not_found: no such item among yours.",
     409: "conflict (stale expected_updated_at; server_state holds the current item), "
-    "name_conflict or url_conflict (existing_id).",
+    "name_conflict or url_conflict (existing_id), tag_in_use (filters: [{id, name}]).",
     412: "precondition_failed: stale If-Match (server_state holds the current item).",
     429: "throttled (Retry-After header).",
 }

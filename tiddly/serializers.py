@@ -110,3 +110,8 @@ class ErrorOut(serializers.Serializer):
         required=False,
         help_text="overlapping_edits: the start lines of the two overlapping matches.",
     )
+    filters = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="tag_in_use: the saved filters ({id, name}) that use the tag.",
+    )

@@ -185,6 +185,10 @@ TIDDLY_LIMITS = {
     "argument_name": 100,
     "argument_description": 1000,
     "arguments_per_prompt": 100,
+    "filter_name": 100,
+    "filter_groups": 20,
+    "relationship_description": 500,
+    "relationships_per_item": 50,
 }
 # How long an authenticated API token (and its user) is cached; saving or deleting either clears
 # it at once in the shared cache. 0 disables the cache.
@@ -258,7 +262,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",
-    "ENUM_NAME_OVERRIDES": {},
+    # The item types (bookmark, note, prompt) wherever a field names one.
+    "ENUM_NAME_OVERRIDES": {"ItemTypeEnum": "content.item_types.type_names"},
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work
     # offline and run the pinned version that was tested.
     "SWAGGER_UI_DIST": "SIDECAR",

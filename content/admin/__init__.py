@@ -5,6 +5,6 @@ Split by concern: ``filters``, ``forms`` (validated and saved by the services), 
 ``tags`` and ``history`` (the read-only version list). Importing the package registers them.
 """
 
-from content.admin import history, items, tags
+from content.admin import history, items, saved_filters, tags
 
-__all__ = ["history", "items", "tags"]
+__all__ = ["history", "items", "saved_filters", "tags"]

@@ -20,10 +20,11 @@ from django.db.models.functions import Length, Substr
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
 
-from content import services
+from content import item_types, reads, services
 from content.admin.actions import (
     archive_selected,
     delete_permanently,
@@ -64,6 +65,7 @@ class ItemAdmin(OwnedAdmin):
         "updated_at",
         "last_used_at",
         "deleted_at",
+        "linked_items",
     )
     search_help_text = "Searches title, description and content (substring, any case); or an id."
 
@@ -117,6 +119,7 @@ class ItemAdmin(OwnedAdmin):
         return [
             (None, {"fields": main, "description": hint}),
             ("State", {"fields": state + times}),
+            ("Links", {"fields": ["linked_items"]}),
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -227,6 +230,26 @@ class ItemAdmin(OwnedAdmin):
         return ", ".join(obj.tag_names())
 
     @admin.display(description="content length", ordering="content_chars")
+    @admin.display(description="linked items")
+    def linked_items(self, obj: Item) -> str:
+        """The items linked to this one (SPEC §12), each a link to its page."""
+        rows = reads.related_items(obj.owner, obj)
+        if not rows:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"),
+            '<a href="{}">{} · {}</a> {}',
+            (
+                (
+                    _admin_url(r["type"], r["id"]),
+                    r["type"],
+                    r["title"] or r["id"],
+                    r["description"] or "",
+                )
+                for r in rows
+            ),
+        )
+
     def content_length(self, obj: Item) -> str:
         chars = getattr(obj, "content_chars", None)
         if chars is None and not obj._state.adding and "content" in obj.__dict__:
@@ -238,6 +261,11 @@ TRASH_HINT = (
     "This item is in the trash, so it is read-only. To edit it, select it on the list and run "
     "“Restore selected {} from the trash”."
 )
+
+
+def _admin_url(type_name: str, pk: str) -> str:
+    meta = item_types.model_for(type_name)._meta
+    return reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[pk])
 
 
 def _when(moment: datetime | None) -> str:

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 
 from content import item_types, services
 from content.admin.forms import ServiceForm
-from content.models import Item, Tag
+from content.models import Item, SavedFilter, Tag
 from tiddly.owned_admin import OwnedAdmin
 
 
@@ -80,6 +80,14 @@ class TagAdmin(OwnedAdmin):
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         """Nothing to do: ``form.save()`` renamed the tag through the service."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        """Saved filters using a tag protect it (as the API's 409 tag_in_use): the admin shows
+        its "cannot delete" page listing them instead of failing in ``delete_tag``."""
+        deleted, counts, perms, protected = super().get_deleted_objects(objs, request)
+        using = SavedFilter.objects.filter(tags__in=list(objs)).distinct().order_by("name")
+        protected = [*protected, *(f"Saved filter: {f.name}" for f in using)]
+        return deleted, counts, perms, protected
 
     def delete_model(self, request: HttpRequest, obj: Tag) -> None:
         services.delete_tag(owner=obj.owner, name=obj.name)

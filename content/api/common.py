@@ -64,12 +64,17 @@ def paginated(request: Request, total: int, items: list[dict[str, Any]], p: Any)
 
 
 def item_response(item: Item, request: Request, *, status_code: int = 200) -> Response:
+    """The item; a GET (the item's page) also carries its ``relationships``."""
     # Partial read is a GET feature. A write has already committed when its response is built,
     # so a line range there could only turn a saved change into a misleading 400.
     reading = request.method == "GET"
     query = validated(s.LineRangeQuerySerializer, request.query_params) if reading else {}
     window = reads.line_window(item.content, query.get("start_line"), query.get("end_line"))
-    response = Response(representation.item_data(item, window=window), status=status_code)
+    if reading:
+        body = reads.item_detail(owner_of(request), item, window)
+    else:
+        body = representation.item_data(item, window=window)
+    response = Response(body, status=status_code)
     response["ETag"] = representation.etag(item)
     return response
 

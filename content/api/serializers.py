@@ -175,6 +175,11 @@ class ListQuerySerializer(serializers.Serializer):
     sort_order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=100)
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**9)
+    filter_id = serializers.UUIDField(
+        required=False,
+        help_text="A saved filter's id (GET /api/filters/): AND with the other parameters; its "
+        "types narrow the list and its sort applies unless sort_by is given.",
+    )
 
 
 class ContentListQuerySerializer(ListQuerySerializer):
@@ -228,9 +233,24 @@ class ItemBaseOut(serializers.Serializer):
     deleted_at = serializers.DateTimeField(allow_null=True)
 
 
+class RelatedItemOut(serializers.Serializer):
+    relationship_id = serializers.UUIDField()
+    type = serializers.CharField()
+    id = serializers.UUIDField()
+    title = serializers.CharField(
+        allow_null=True, help_text="The title, else a bookmark's url or a prompt's name."
+    )
+    description = serializers.CharField(allow_null=True, help_text="The link's description.")
+
+
 class FullItemOut(ItemBaseOut):
     content = serializers.CharField(allow_null=True)
     content_metadata = ContentMetadataSerializer(allow_null=True)
+    relationships = RelatedItemOut(
+        many=True,
+        required=False,
+        help_text="On GET: the items linked to this one (SPEC §12), items in the trash left out.",
+    )
 
 
 class ListedItemOut(ItemBaseOut):

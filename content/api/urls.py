@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from content.api.filters import FilterViewSet
+from content.api.relationships import RelationshipViewSet
 from content.api.revert import RevertView
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
 
@@ -11,6 +13,8 @@ router.register("bookmarks", BookmarkViewSet, basename="bookmark")
 router.register("notes", NoteViewSet, basename="note")
 router.register("content", ContentViewSet, basename="content")
 router.register("tags", TagViewSet, basename="tag")
+router.register("filters", FilterViewSet, basename="filter")
+router.register("relationships", RelationshipViewSet, basename="relationship")
 
 urlpatterns = [
     path("history/revert/", RevertView.as_view(), name="history-revert"),

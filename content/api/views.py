@@ -159,7 +159,8 @@ class ItemViewSet(HistoryActions):
         return reads.get_owned(owner_of(self.request), self.ref())
 
     def list(self, request: Request) -> Response:
-        params = reads.list_params(validated(s.ListQuerySerializer, request.query_params))
+        query = validated(s.ListQuerySerializer, request.query_params)
+        params = reads.list_params(owner_of(request), query)
         total, items = queries.list_items(owner_of(request), self.model, params)
         listed = [representation.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
@@ -288,7 +289,7 @@ class ContentViewSet(viewsets.GenericViewSet):
     )
     def list(self, request: Request) -> Response:
         data = validated(s.ContentListQuerySerializer, request.query_params)
-        params = reads.list_params(data)
+        params = reads.list_params(owner_of(request), data)
         types = list(dict.fromkeys(data.get("type") or item_types.type_names()))
         total, items = queries.list_content(owner_of(request), types, params)
         listed = [representation.listed_item_data(i) for i in items]

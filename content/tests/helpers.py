@@ -63,3 +63,9 @@ def db_state() -> dict[str, Any]:
     state["tags"] = sorted(Tag.objects.values_list("owner_id", "name"))
     state["versions"] = ItemVersion.objects.count()
     return state
+
+
+def item_body(response: Any) -> dict[str, Any]:
+    """An item GET's body as writes and conflicts show the item: without ``relationships``,
+    which only an item's page (GET) carries."""
+    return {k: v for k, v in response.json().items() if k != "relationships"}

@@ -24,6 +24,7 @@ from content.tests.helpers import (
     assert_error,
     db_state,
     detail_url,
+    item_body,
     list_url,
 )
 
@@ -245,7 +246,7 @@ def test_patch_with_stale_expected_updated_at_is_409_with_server_state(
     )
     body = assert_error(response, 409, "conflict")
     assert "modified since you loaded it" in body["message"]
-    assert body["server_state"] == api.get(detail_url(kind, item.pk)).json()
+    assert body["server_state"] == item_body(api.get(detail_url(kind, item.pk)))
     assert body["server_state"]["description"] == "someone else"
     assert db_state() == before
 
@@ -277,7 +278,7 @@ def test_patch_with_stale_if_match_is_412_with_server_state(
         detail_url(kind, item.pk), _change(kind), format="json", HTTP_IF_MATCH=etag
     )
     body = assert_error(response, 412, "precondition_failed")
-    assert body["server_state"] == api.get(detail_url(kind, item.pk)).json()
+    assert body["server_state"] == item_body(api.get(detail_url(kind, item.pk)))
     assert db_state() == before
 
 

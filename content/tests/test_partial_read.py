@@ -18,6 +18,7 @@ from content.tests.editing_support import (
     row_state,
     url,
 )
+from content.tests.helpers import item_body
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +63,7 @@ def test_get_without_line_parameters_returns_everything_with_metadata_not_partia
     response = api.get(url(item.type_name, "detail", item.pk), format="json")
 
     assert response.status_code == 200
-    assert response.json() == expected_item(
+    assert item_body(response) == expected_item(
         item, content=FIVE_LINES, content_length=23, content_metadata=metadata(5, 1, 5, False)
     )
     assert response.json()["title"] == LONG_TITLE
@@ -78,7 +79,7 @@ def test_get_of_null_content_has_null_metadata_and_length(api: Any, owner: Any, 
     response = api.get(url(kind, "detail", item.pk), format="json")
 
     assert response.status_code == 200
-    body = response.json()
+    body = item_body(response)
     assert body == expected_item(item)
     assert body["content"] is None
     assert body["content_metadata"] is None
@@ -92,7 +93,7 @@ def test_get_of_empty_string_content_counts_one_line(api: Any, owner: Any, kind:
     response = api.get(url(kind, "detail", item.pk), format="json")
 
     assert response.status_code == 200
-    assert response.json() == expected_item(
+    assert item_body(response) == expected_item(
         item, content="", content_length=0, content_metadata=metadata(1, 1, 1, False)
     )
 
@@ -134,7 +135,7 @@ def test_partial_read_cuts_only_content_and_reports_the_window(
 
     assert response.status_code == 200
     # Everything but content is in full; content_length is the full length, not the window's.
-    assert response.json() == expected_item(
+    assert item_body(response) == expected_item(
         item, content=content, content_length=len(FIVE_LINES), content_metadata=meta
     )
 
@@ -164,7 +165,7 @@ def test_partial_read_of_empty_string_content_has_one_empty_line(
     response = api.get(url(kind, "detail", item.pk), {"start_line": 1, "end_line": 3})
 
     assert response.status_code == 200
-    assert response.json() == expected_item(
+    assert item_body(response) == expected_item(
         item, content="", content_length=0, content_metadata=metadata(1, 1, 1, True)
     )
 
@@ -180,7 +181,7 @@ def test_partial_read_works_on_archived_and_deleted_items(api: Any, owner: Any, 
     response = api.get(url("note", "detail", item.pk), {"start_line": 5})
 
     assert response.status_code == 200
-    assert response.json() == expected_item(
+    assert item_body(response) == expected_item(
         item, content="five", content_length=23, content_metadata=metadata(5, 5, 5, True)
     )
     assert response.json()["state"] == state
@@ -283,7 +284,7 @@ def test_line_parameters_on_writes_are_ignored_so_a_saved_write_never_answers_40
     assert patched.status_code == 200
     assert patched.json()["content_metadata"] == metadata(3, 1, 3, False)
     assert archived.status_code == 200
-    assert archived.json() == expected_item(note)
+    assert item_body(archived) == expected_item(note)
     assert Note.objects.get().content == "c\nd\ne"
 
 
@@ -293,7 +294,7 @@ def test_line_parameters_on_a_prompt_update_by_name_are_ignored(api: Any, owner:
     response = api.patch(by_name_url("review") + "?start_line=99", {"title": "T"}, format="json")
 
     assert response.status_code == 200
-    assert response.json() == expected_item(prompt)
+    assert item_body(response) == expected_item(prompt)
     assert response.json()["title"] == "T"
 
 
@@ -307,10 +308,10 @@ def test_prompt_by_name_supports_partial_read(api: Any, owner: Any) -> None:
     partial = api.get(by_name_url("review"), {"start_line": 2, "end_line": 4})
 
     assert full.status_code == 200
-    assert full.json() == expected_item(prompt)
+    assert item_body(full) == expected_item(prompt)
     assert full.json()["content_metadata"] == metadata(5, 1, 5, False)
     assert partial.status_code == 200
-    assert partial.json() == expected_item(
+    assert item_body(partial) == expected_item(
         prompt, content="two\nthree\nfour", content_metadata=metadata(5, 2, 4, True)
     )
 

@@ -26,6 +26,9 @@ CONTENT_TOOLS = [
     "get_item_history",
     "get_item_version",
     "restore_item_version",
+    "list_filters",
+    "get_context",
+    "create_relationship",
 ]
 PROMPT_TOOLS = [
     "search_prompts",
@@ -38,6 +41,8 @@ PROMPT_TOOLS = [
     "get_prompt_history",
     "get_prompt_version",
     "restore_prompt_version",
+    "list_filters",
+    "get_context",
 ]
 READ_ONLY = {
     "search_items",
@@ -51,10 +56,12 @@ READ_ONLY = {
     "get_item_version",
     "get_prompt_history",
     "get_prompt_version",
+    "list_filters",
+    "get_context",
 }
 RESTORES = {"restore_item_version", "restore_prompt_version"}
 DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt", *RESTORES}
-IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt", *RESTORES}
+IDEMPOTENT = READ_ONLY | {"update_item", "update_prompt", "create_relationship", *RESTORES}
 
 
 def _initialize(mcp: Mcp) -> types.InitializeResult:

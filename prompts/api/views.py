@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +19,7 @@ from content.api.serializers import (
 )
 from content.api.views import STR_REPLACE_DESCRIPTION, ItemViewSet, item_schema
 from content.reads import ItemRef
+from prompts import skills
 from prompts.api import serializers as s
 from prompts.models import Prompt
 from prompts.services import render_prompt
@@ -23,6 +27,19 @@ from tiddly.schema import errors
 from tiddly.serializers import validated
 
 NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The prompt's name.")
+
+
+class SkillsQuery(serializers.Serializer):
+    client = serializers.ChoiceField(
+        choices=list(skills.CLIENTS),
+        required=False,
+        default="claude-code",
+        help_text="claude-code and codex: a gzipped tar; claude-desktop: a zip.",
+    )
+    tags = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Only prompts with these tags."
+    )
+    tag_match = serializers.ChoiceField(choices=["all", "any"], required=False, default="all")
 
 
 @item_schema(
@@ -93,3 +110,36 @@ class PromptViewSet(ItemViewSet):
         prompt = self.load()
         assert isinstance(prompt, Prompt)
         return Response({"rendered": render_prompt(prompt=prompt, values=data["arguments"])})
+
+    @extend_schema(
+        summary="Export your active prompts as agent skills (an archive of <name>/SKILL.md)",
+        description="One folder per active prompt with a SKILL.md: YAML front matter (name, "
+        "description — the prompt's description, else its title), the template and a section on "
+        "its arguments. Unknown client → 400.",
+        parameters=[SkillsQuery],
+        responses={
+            (200, "application/gzip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="claude-code, codex: tar.gz"
+            ),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="claude-desktop: zip"
+            ),
+            **errors(400),
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="export/skills")
+    def export_skills(self, request: Request) -> HttpResponse:
+        query = dict(request.query_params.lists())
+        if "client" in query and query["client"][-1] not in skills.CLIENTS:
+            skills.client_for(query["client"][-1])  # 400 naming the valid clients
+        data = validated(SkillsQuery, request.query_params)
+        client, archive = skills.export(
+            request.user,
+            client=data["client"],
+            tags=data.get("tags") or [],
+            tag_match=data["tag_match"],
+        )
+        response = HttpResponse(archive, content_type=client.media_type)
+        name = f"tiddly-skills-{client.name}.{client.extension}"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response

@@ -18,6 +18,7 @@ from content.tests.editing_support import (
     url,
     versions,
 )
+from content.tests.helpers import item_body
 from prompts.models import Prompt
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +97,7 @@ def test_str_replace_by_name_with_include_updated_entity_returns_the_item(
 
     assert response.status_code == 200
     get = api.get(by_name_url("greet"))
-    assert response.json() == {**success(prompt, "exact", 1), "item": get.json()}
+    assert response.json() == {**success(prompt, "exact", 1), "item": item_body(get)}
     assert response.json()["item"] == expected_item(prompt)
     assert response.json()["item"]["content"] == "Hi {{ who }}!\nHave a nice day."
 
@@ -187,7 +188,7 @@ def test_str_replace_by_name_errors_like_by_id(api: Any, prompt: Prompt) -> None
     assert multiple.json()["total_matches"] == 3
     assert stale.status_code == 409
     assert stale.json()["error"] == "conflict"
-    assert stale.json()["server_state"] == api.get(by_name_url("greet")).json()
+    assert stale.json()["server_state"] == item_body(api.get(by_name_url("greet")))
     assert precondition.status_code == 412
     assert precondition.json()["server_state"] == expected_item(prompt)
     assert row_state(prompt) == before

@@ -16,6 +16,7 @@ from content.tests.helpers import (
     by_name_url,
     db_state,
     detail_url,
+    item_body,
     list_url,
 )
 from prompts.models import Prompt
@@ -392,7 +393,7 @@ def test_patch_by_name_with_stale_expected_updated_at_is_409(api: Any, prompt: P
         409,
         "conflict",
     )
-    assert body["server_state"] == api.get(detail_url("prompt", prompt.pk)).json()
+    assert body["server_state"] == item_body(api.get(detail_url("prompt", prompt.pk)))
 
 
 # --- render -------------------------------------------------------------------------------------
