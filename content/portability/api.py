@@ -12,12 +12,10 @@ only types whose ``<area>:write`` it holds (an entry of another type is 403, not
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
@@ -38,7 +36,7 @@ from rest_framework.views import APIView
 from content import item_types
 from content.api.common import actor_for, owner_of
 from content.models import ItemState
-from content.portability import exporter, importer
+from content.portability import exporter, importer, streaming
 from tiddly.errors import FieldLimitExceeded
 from tiddly.schema import errors
 from tiddly.scopes import EACH_AREA, readable_areas, require_scope, scope_for
@@ -187,11 +185,7 @@ class ExportView(APIView):
             types=_readable_types(request, query["format"], query.get("type")),
             views=query.get("view"),
         )
-        response = StreamingHttpResponse(
-            _streamed(request, export.chunks), content_type=export.content_type
-        )
-        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
-        return response
+        return streaming.download(request._request, export)
 
 
 def _readable_types(request: Request, format: str, asked: list[str] | None) -> list[str]:
@@ -247,24 +241,6 @@ def _check_request_size(request: Request) -> None:
     limit = importer.max_import_bytes()
     if length > limit + MULTIPART_OVERHEAD:
         raise FieldLimitExceeded("file", length, limit, unit="bytes")
-
-
-def _streamed(request: Request, chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
-    """Under ASGI, pull each chunk in the request's sync thread (where the database
-    connection lives); Django would otherwise consume a sync iterator *whole* before sending."""
-    if not isinstance(request._request, ASGIRequest):
-        return chunks
-    return _async_chunks(chunks)
-
-
-def _next(chunks: Iterator[bytes]) -> bytes | None:
-    return next(chunks, None)
-
-
-async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    pull = sync_to_async(_next, thread_sensitive=True)
-    while (chunk := await pull(chunks)) is not None:
-        yield chunk
 
 
 urlpatterns = [

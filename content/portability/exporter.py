@@ -123,7 +123,7 @@ def _items(
 ) -> Iterator[Item]:
     condition = _views_q(views)
     if ids is not None:
-        condition &= Q(pk__in=list(ids))
+        condition &= Q(pk__in=ids)
     for kind in types:
         model = item_types.registry()[kind]
         rows = model.objects.filter(condition, owner=owner).order_by("created_at", "id")
