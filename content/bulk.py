@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 BATCH_SIZE = 1000
 
@@ -24,10 +24,11 @@ def insert_objects(model: type[models.Model], objects: Sequence[models.Model]) -
         model._default_manager.bulk_create(objects, batch_size=BATCH_SIZE)
         return
     fields = [f for f in model._meta.concrete_fields if not getattr(f, "generated", False)]
-    rows = (
-        [field.get_db_prep_save(getattr(obj, field.attname), connection) for field in fields]
-        for obj in objects
-    )
+    # The connection itself, not the ``connection`` proxy: at 100 000 rows the proxy's attribute
+    # lookups cost more than the conversions.
+    db = connections[DEFAULT_DB_ALIAS]
+    prepare = [(field.attname, field.get_db_prep_save) for field in fields]
+    rows = ([save(getattr(obj, name), db) for name, save in prepare] for obj in objects)
     _copy(model, [field.column or field.attname for field in fields], rows)
 
 
