@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Benchmark: import 100 000 Netscape bookmarks and export them again, on PostgreSQL.
 
-Creates (and finally drops) the database ``tiddly_h_port_bench`` on the server of
-``BENCH_PG`` (default ``postgres://postgres@127.0.0.1:5432``), migrates it, writes a generated
-bookmark file (nested folders, tags, descriptions, some duplicates and ``javascript:`` links),
+Creates (and finally drops) the database ``$BENCH_DB`` (default ``tiddly_h_pfix_bench``) on the
+server of ``BENCH_PG`` (default ``postgres://postgres@127.0.0.1:5432``), migrates it, writes a
+generated bookmark file (nested folders, tags, descriptions, some duplicates and ``javascript:`` links),
 then runs each step in a fresh child process and reports its wall time and peak RSS:
 
 - import: ``content.portability.importer.import_items`` on the file (one transaction);
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DB_NAME = "tiddly_h_port_bench"
+DB_NAME = os.environ.get("BENCH_DB", "tiddly_h_pfix_bench")
 SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 WORDS = [
     "alpha",

@@ -20,6 +20,7 @@ retention can drop the oldest versions freely: it always removes a prefix of the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,7 +30,7 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from content import item_types
+from content import bulk, item_types
 from content.history_codec import Patch, apply_patch, make_patch
 from content.history_diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
@@ -114,6 +115,48 @@ def record_version(
     if number % PRUNE_EVERY == 0:
         prune_item(item.type_name, item.pk, latest=number)
     return row
+
+
+def filled_fields(item: Item, tag_names: list[str]) -> list[str]:
+    """What a create sets: the fields with a value (a new item's "changed" fields)."""
+    fields = ("title", "description", "content", *item.metadata_fields)
+    filled = [f for f in dict.fromkeys(fields) if getattr(item, f) not in (None, "", [])]
+    return filled + (["tags"] if tag_names else [])
+
+
+def record_created_versions(
+    items: Sequence[Item],
+    *,
+    actor: Actor,
+    tag_names_by_id: Mapping[Any, list[str]],
+    at: datetime | None = None,
+) -> None:
+    """Record version 1 of many new items at once, as ``record_version`` does for one create.
+
+    For bulk creates (imports): the items are already inserted and have no history yet, so there
+    is no chain to read and nothing to prune — one bulk insert for the lot. ``at`` is when the
+    versions were recorded (default: each item's ``updated_at``, as for a single create).
+    """
+    rows = []
+    for item in items:
+        names = sorted(tag_names_by_id.get(item.pk, ()))
+        rows.append(
+            ItemVersion(
+                owner_id=item.owner_id,
+                item_type=item.type_name,
+                item_id=item.pk,
+                version=1,
+                action=HistoryAction.CREATE,
+                changed_fields=sorted(filled_fields(item, names)),
+                metadata=metadata_snapshot(item, names),
+                content_snapshot=item.content,
+                content_is_null=item.content is None,
+                source=actor.source,
+                token_prefix=actor.token_prefix,
+                created_at=at or item.updated_at,
+            )
+        )
+    bulk.insert_objects(ItemVersion, rows)
 
 
 def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from content import rules
 from tiddly.errors import TiddlyError, UrlConflict
+from tiddly.scopes import Area
 
 
 class Tag(models.Model):
@@ -81,6 +82,10 @@ class Item(models.Model):
     conflict_error: ClassVar[type[TiddlyError]] = TiddlyError
     # A field that addresses an *active* item by value (prompts by name), if the type has one.
     name_field: ClassVar[str | None] = None
+    # The scope area (SPEC §8.1) guarding the type: ``<area>:read`` / ``<area>:write``.
+    scope_area: ClassVar[Area] = "content"
+    # Whether the content is the item's main payload, so it exports as a Markdown document.
+    markdown_export: ClassVar[bool] = True
 
     id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
     owner = models.ForeignKey(
@@ -157,6 +162,7 @@ class Bookmark(Item):
     title_fallback = "url"
     unique_field = "url"
     conflict_error = UrlConflict
+    markdown_export = False
 
     url = models.TextField()
 

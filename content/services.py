@@ -126,7 +126,7 @@ def create_item(*, owner: Owner, model: type[ItemT], data: ItemFields, actor: Ac
         history.record_version(
             item=item,
             action=HistoryAction.CREATE,
-            changed_fields=_filled_fields(item, names),
+            changed_fields=history.filled_fields(item, names),
             actor=actor,
             tag_names=names,
         )
@@ -249,12 +249,6 @@ def _apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> lis
     if "tags" in data:
         return rules.normalize_tags(data["tags"] or [])
     return None
-
-
-def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
-    fields = ("title", "description", "content", *item.metadata_fields)
-    filled = [f for f in dict.fromkeys(fields) if getattr(item, f) not in (None, "", [])]
-    return filled + (["tags"] if tag_names else [])
 
 
 def _save(item: Item, *, force_insert: bool = False) -> None:

@@ -24,6 +24,7 @@ class Prompt(Item):
     unique_field = "name"
     conflict_error = NameConflict
     name_field = "name"
+    scope_area = "prompts"
 
     name = models.CharField(max_length=100)
     arguments = models.JSONField(default=list, blank=True)

@@ -26,7 +26,13 @@ def normalize_prompt_name(name: str) -> str:
 
 
 def normalize_arguments(arguments: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return the canonical list of ``{name, description, required}`` with unique names."""
+    """Return the canonical list of ``{name, description, required}`` with unique names.
+
+    The shape is checked too: file imports hand over raw JSON, not a serializer's output."""
+    if not isinstance(arguments, list | tuple) or not all(isinstance(a, dict) for a in arguments):
+        raise invalid(
+            "arguments", "arguments must be a list of {name, description, required} objects."
+        )
     result = [_normalize_argument(arg) for arg in arguments]
     if len(result) > limit("arguments_per_prompt"):
         raise invalid(
@@ -52,5 +58,7 @@ def _normalize_argument(arg: dict[str, Any]) -> dict[str, Any]:
             "letters, digits or underscores (e.g. 'code_snippet').",
         )
     description = arg.get("description")
+    if description is not None and not isinstance(description, str):
+        raise invalid("arguments", f"The description of argument '{name}' must be a string.")
     check_length("argument description", description, "argument_description")
     return {"name": name, "description": description, "required": bool(arg.get("required"))}

@@ -24,6 +24,10 @@ DESCRIPTIONS = {
     "prompts:write": "Create and change your prompt templates",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# What a view spanning both areas (export, import) declares as its ``scope_area``: ``HasScope``
+# lets in a caller holding the method's scope in at least one area, and the view checks each
+# area it actually reads or writes (``readable_areas``, ``require_scope``).
+EACH_AREA = "each"
 
 
 def parse_scopes(value: str | Iterable[str] | None) -> frozenset[str]:
@@ -71,20 +75,24 @@ def require_scope(principal: Any, scope: str) -> None:
         raise Forbidden(missing_scope_message([scope]))
 
 
-def missing_scope_message(scopes: list[str]) -> str:
+def missing_scope_message(scopes: list[str], *, any_of: bool = False) -> str:
     names = ", ".join(f"'{s}'" for s in scopes)
     flags = " ".join(f"--scope {s}" for s in scopes)
+    if any_of:
+        lacks, flags = f"every one of the {names} scopes", f"--scope {scopes[0]}"
+    else:
+        lacks = f"the {names} scope{'s' if len(scopes) > 1 else ''}"
     return (
-        f"This token lacks the {names} scope{'s' if len(scopes) > 1 else ''}. Use a token created "
-        f"with it (admin, /api/tokens/ or `manage.py create_token {flags}`) or, for OAuth, "
-        "reconnect and approve it."
+        f"This token lacks {lacks}. Use a token created with it (admin, /api/tokens/ or "
+        f"`manage.py create_token {flags}`) or, for OAuth, reconnect and approve it."
     )
 
 
 class HasScope(permissions.BasePermission):
     """A read needs the view's ``<area>:read`` scope, any other method ``<area>:write``.
 
-    The view declares ``scope_area = "content"`` or ``"prompts"``. A view that declares none
+    The view declares ``scope_area = "content"`` or ``"prompts"`` (or ``EACH_AREA``, see
+    there). A view that declares none
     (cross-area views, views not yet walked) is open only to callers holding every scope, so a
     restricted token is refused rather than let through where nobody decided.
     """
@@ -94,6 +102,12 @@ class HasScope(permissions.BasePermission):
     def has_permission(self, request: Request, view: Any) -> bool:
         held = scopes_of(getattr(request, "auth", None))
         area = getattr(view, "scope_area", None)
+        if area == EACH_AREA:
+            wanted = [scope_for(a, request.method or "GET") for a in AREAS]
+            if held.isdisjoint(wanted):
+                self.message = missing_scope_message(wanted, any_of=True)
+                return False
+            return True
         needed = [scope_for(area, request.method or "GET")] if area else list(ALL_SCOPES)
         missing = [scope for scope in needed if scope not in held]
         if missing:

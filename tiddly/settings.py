@@ -190,6 +190,8 @@ TIDDLY_LIMITS = {
     "relationship_description": 500,
     "relationships_per_item": 50,
 }
+# The largest file POST /api/import/, the admin's Import page and `import_items` accept (SPEC §14).
+TIDDLY_IMPORT_MAX_BYTES = env_int("TIDDLY_IMPORT_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 # How long an authenticated API token (and its user) is cached; saving or deleting either clears
 # it at once in the shared cache. 0 disables the cache.
 TIDDLY_TOKEN_CACHE_SECONDS = env_int("TIDDLY_TOKEN_CACHE_SECONDS", 60, minimum=0)

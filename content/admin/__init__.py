@@ -2,7 +2,8 @@
 
 Split by concern: ``filters``, ``forms`` (validated and saved by the services), ``actions``
 (lifecycle actions), ``items`` (the item admins), ``item_history`` (history on an item's page),
-``tags`` and ``history`` (the read-only version list). Importing the package registers them.
+``portability`` (the Import page and the export actions every item list has), ``tags`` and
+``history`` (the read-only version list). Importing the package registers them.
 """
 
 from content.admin import history, items, saved_filters, tags

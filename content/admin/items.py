@@ -1,8 +1,9 @@
 """The item admins: what bookmarks, notes (and, in ``prompts``, prompts) share, and their pages.
 
 Every write goes through ``content.services``, exactly as the REST API and MCP tools do: the forms
-(``content.admin.forms``) save with ``create_item``/``update_item`` and the list actions
-(``content.admin.actions``) call one service per item.
+(``content.admin.forms``) save with ``create_item``/``update_item``, the list actions
+(``content.admin.actions``) call one service per item and the Import page
+(``content.admin.portability``) calls the importer.
 """
 
 from __future__ import annotations
@@ -35,14 +36,16 @@ from content.admin.actions import (
 from content.admin.filters import StateFilter, TagFilter
 from content.admin.forms import MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
+from content.admin.portability import PortabilityAdminMixin
 from content.models import Bookmark, Item, ItemVersion, Note
 from content.reads import ItemRef
 from tiddly.errors import TiddlyError
 from tiddly.owned_admin import OwnedAdmin
 
 
-class ItemAdmin(OwnedAdmin):
-    """What the bookmark, note and prompt admins share."""
+class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
+    """What the bookmark, note and prompt admins share (with the Import page and the export
+    actions of ``content.admin.portability``)."""
 
     form = ItemAdminForm
     # The first fieldset's fields, in order; subclasses name theirs.

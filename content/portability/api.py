@@ -3,34 +3,43 @@
 Thin views as elsewhere: validate the query/form with a serializer, call the use-case, shape the
 response. Errors are the domain exceptions the one exception handler turns into SPEC §3.4 bodies;
 authentication, the per-user read/write throttles and the 401/429 answers are DRF's defaults.
+
+Scopes (SPEC §8.1): both views span the areas, so they declare ``scope_area = EACH_AREA`` and
+check the areas they touch: an export reads only types whose ``<area>:read`` the caller holds
+(asking for another type is 403; the default leaves unreadable types out), an import writes
+only types whose ``<area>:write`` it holds (an entry of another type is 403, nothing saved).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from content import item_types
-from content.api.common import owner_of
-from content.history import Actor
+from content.api.common import actor_for, owner_of
 from content.models import ItemState
-from content.portability import exporter, importer
+from content.portability import exporter, importer, streaming
 from tiddly.errors import FieldLimitExceeded
 from tiddly.schema import errors
+from tiddly.scopes import EACH_AREA, readable_areas, require_scope, scope_for
 from tiddly.serializers import ErrorOut
 
 # Room for the multipart envelope around the file when checking Content-Length up front.
@@ -41,14 +50,18 @@ TYPES = item_types.type_names()
 class IgnoreFormatParameter(BaseContentNegotiation):
     """Always JSON for error bodies: ``?format=`` here picks the export format, not a renderer."""
 
-    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
         content_type = request.content_type.split(";")[0].strip().lower()
         return next((p for p in parsers if p.media_type == content_type), None)
 
     def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+        self,
+        request: Request,
+        renderers: Iterable[BaseRenderer],
+        format_suffix: str | None = None,
     ) -> tuple[BaseRenderer, str]:
-        return renderers[0], renderers[0].media_type
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 class ExportQuerySerializer(serializers.Serializer):
@@ -62,7 +75,7 @@ class ExportQuerySerializer(serializers.Serializer):
     type = serializers.ListField(
         child=serializers.ChoiceField(choices=TYPES),
         required=False,
-        help_text="Repeatable; default every type the format holds.",
+        help_text="Repeatable; default every type the format holds that the caller may read.",
     )
     view = serializers.ListField(
         child=serializers.ChoiceField(choices=ItemState.values),
@@ -99,19 +112,23 @@ class SkippedOut(serializers.Serializer):
     url = serializers.CharField(required=False)
 
 
-class CountsOut(serializers.Serializer):
-    bookmark = serializers.IntegerField()
-    note = serializers.IntegerField()
-    prompt = serializers.IntegerField()
+def _counts(name: str) -> Any:
+    fields: dict[str, serializers.Field] = {t: serializers.IntegerField() for t in TYPES}
+    return inline_serializer(name, fields=fields)
 
 
-class ImportReportOut(serializers.Serializer):
-    created = CountsOut()
-    updated = CountsOut()
-    skipped = SkippedOut(many=True)
-    errors = serializers.ListField(
-        child=serializers.CharField(), help_text="Non-fatal file-level warnings."
-    )
+# Built inline: a declared field named ``errors`` would shadow ``Serializer.errors``.
+ImportReportOut = inline_serializer(
+    "ImportReport",
+    fields={
+        "created": _counts("ImportCreatedCounts"),
+        "updated": _counts("ImportUpdatedCounts"),
+        "skipped": SkippedOut(many=True),
+        "errors": serializers.ListField(
+            child=serializers.CharField(), help_text="Non-fatal file-level warnings."
+        ),
+    },
+)
 
 
 INVALID_IMPORT = OpenApiResponse(
@@ -134,11 +151,8 @@ INVALID_IMPORT = OpenApiResponse(
 )
 
 
-def actor_for(request: Request) -> Actor:
-    return Actor(source="import", token_prefix=getattr(request.auth, "token_prefix", None))
-
-
 class ExportView(APIView):
+    scope_area = EACH_AREA  # each exported type's <area>:read, checked in get()
     content_negotiation_class = IgnoreFormatParameter
 
     @extend_schema(
@@ -158,7 +172,7 @@ class ExportView(APIView):
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Zip of Markdown files (format=markdown)."
             ),
-            **errors(400),
+            **errors(400, 403),
         },
     )
     def get(self, request: Request) -> StreamingHttpResponse:
@@ -168,17 +182,26 @@ class ExportView(APIView):
         export = exporter.export_items(
             owner=owner_of(request),
             format=query["format"],
-            types=query.get("type"),
+            types=_readable_types(request, query["format"], query.get("type")),
             views=query.get("view"),
         )
-        response = StreamingHttpResponse(
-            _streamed(request, export.chunks), content_type=export.content_type
-        )
-        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
-        return response
+        return streaming.download(request._request, export)
+
+
+def _readable_types(request: Request, format: str, asked: list[str] | None) -> list[str]:
+    """The types to export: those asked for (each needs its area's read scope) or, by default,
+    the format's types the caller may read (all of them when it may read none: then 403)."""
+    if not asked:
+        held = readable_areas(request.auth)
+        every = [t for t in exporter.format_types(format) if t in TYPES]
+        asked = [t for t in every if item_types.model_for(t).scope_area in held] or every
+    for name in asked:
+        require_scope(request.auth, scope_for(item_types.model_for(name).scope_area, "GET"))
+    return asked
 
 
 class ImportView(APIView):
+    scope_area = EACH_AREA  # each imported type's <area>:write, checked by the importer
     parser_classes = [MultiPartParser, FormParser]
     content_negotiation_class = IgnoreFormatParameter
 
@@ -188,7 +211,7 @@ class ImportView(APIView):
         description="One transaction: a malformed file is 400 invalid_import and saves nothing; "
         "entries that cannot be imported are listed in `skipped` with the reason.",
         request={"multipart/form-data": ImportFormSerializer},
-        responses={200: ImportReportOut, 400: INVALID_IMPORT, **errors(409)},
+        responses={200: ImportReportOut, 400: INVALID_IMPORT, **errors(403, 409)},
     )
     def post(self, request: Request) -> Response:
         _check_request_size(request)
@@ -202,7 +225,9 @@ class ImportView(APIView):
             size=upload.size,
             format=form.get("format"),
             on_conflict=form["on_conflict"],
-            actor=actor_for(request),
+            # History says "import" whatever X-Request-Source says (SPEC §14).
+            actor=replace(actor_for(request), source="import"),
+            principal=request.auth,
         )
         return Response(report.as_dict())
 
@@ -216,23 +241,6 @@ def _check_request_size(request: Request) -> None:
     limit = importer.max_import_bytes()
     if length > limit + MULTIPART_OVERHEAD:
         raise FieldLimitExceeded("file", length, limit, unit="bytes")
-
-
-def _streamed(request: Request, chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
-    """Under ASGI, pull each chunk in the request's sync thread (where the database
-    connection lives); Django would otherwise consume a sync iterator *whole* before sending."""
-    if not isinstance(request._request, ASGIRequest):
-        return chunks
-    return _async_chunks(chunks)
-
-
-_DONE = object()
-
-
-async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    pull = sync_to_async(next, thread_sensitive=True)
-    while (chunk := await pull(chunks, _DONE)) is not _DONE:
-        yield chunk  # type: ignore[misc]
 
 
 urlpatterns = [

@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import islice
 from operator import or_
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Q
 from django.utils import timezone
 
-from content.models import Bookmark, Item, ItemState, Note, state_q
+from content import item_types
+from content.models import Bookmark, Item, ItemState, state_q
 from content.portability.markdown import write_markdown_zip
-from content.portability.netscape import write_netscape
+from content.portability.netscape import NetscapeBookmark, write_netscape
 from content.portability.tiddly_json import write_tiddly_json
-from prompts.models import Prompt
+from content.reads import Owner
 from tiddly.errors import ValidationFailed
 
-MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
-FORMATS = ("json", "netscape", "markdown")
-FORMAT_TYPES = {
-    "json": ("bookmark", "note", "prompt"),
-    "netscape": ("bookmark",),
-    "markdown": ("note", "prompt"),
-}
 DEFAULT_VIEWS = (ItemState.ACTIVE, ItemState.ARCHIVED)
+Progress = Callable[[int], object]
 # Rows fetched (and their tags, in one more query) per round trip. Items may carry megabytes of content, so
 # this bounds memory too: a chunk is dropped before the next one is read.
 CHUNK_SIZE = 500
@@ -40,6 +35,22 @@ CONTENT_TYPES = {
 }
 
 
+# Which item types each format holds: JSON every type, Netscape bookmarks, Markdown the types
+# whose content is their main payload (``markdown_export``: notes and prompts).
+HOLDS: dict[str, Callable[[type[Item]], bool]] = {
+    "json": lambda model: True,
+    "netscape": lambda model: issubclass(model, Bookmark),
+    "markdown": lambda model: model.markdown_export,
+}
+
+
+def format_types(format: str) -> list[str]:
+    return [name for name, model in item_types.registry().items() if HOLDS[format](model)]
+
+
+FORMATS = tuple(HOLDS)
+
+
 @dataclass(frozen=True)
 class ExportFile:
     filename: str
@@ -49,24 +60,26 @@ class ExportFile:
 
 def export_items(
     *,
-    owner: Any,
+    owner: Owner,
     format: str = "json",
     types: Sequence[str] | None = None,
     views: Sequence[str] | None = None,
-    progress: Callable[[int], None] | None = None,
+    ids: Collection[Any] | None = None,
+    progress: Progress | None = None,
 ) -> ExportFile:
     """The owner's items of ``types`` in ``views`` (default: all but trash) as a lazy file.
 
-    Nothing is read until ``chunks`` is iterated; then items come from the database a chunk at a
-    time, oldest first, with their tags prefetched per chunk. ``progress(n)`` is called as items
-    are written. Asking for types the format cannot hold (``netscape`` + notes) is a 400.
+    ``ids`` narrows the export to those items (the admin's "Export selected"). Nothing is read
+    until ``chunks`` is iterated; then items come from the database a chunk at a time, oldest
+    first, with their tags fetched per chunk. ``progress(n)`` is called as items are written.
+    Asking for types the format cannot hold (``netscape`` + notes) is a 400.
     """
     chosen = _types(format, types)
-    items = _items(owner, chosen, list(views or DEFAULT_VIEWS), progress)
+    items = _items(owner, chosen, list(views or DEFAULT_VIEWS), ids, progress)
     now = timezone.now()
     writers: dict[str, Callable[[], Iterable[str | bytes]]] = {
         "json": lambda: write_tiddly_json(items, exported_at=now),
-        "netscape": lambda: write_netscape(items),  # type: ignore[arg-type]
+        "netscape": lambda: write_netscape(cast(Iterator[NetscapeBookmark], items)),
         "markdown": lambda: write_markdown_zip(items),
     }
     name = f"tiddly-export-{now:%Y%m%d-%H%M%S}.{EXTENSIONS[format]}"
@@ -74,17 +87,18 @@ def export_items(
 
 
 def count_items(
-    *, owner: Any, format: str, types: Sequence[str] | None, views: Sequence[str] | None
+    *, owner: Owner, format: str, types: Sequence[str] | None, views: Sequence[str] | None
 ) -> int:
     chosen = _types(format, types)
     condition = _views_q(list(views or DEFAULT_VIEWS))
-    return sum(MODELS[t].objects.filter(condition, owner=owner).count() for t in chosen)
+    registry = item_types.registry()
+    return sum(registry[t].objects.filter(condition, owner=owner).count() for t in chosen)
 
 
 def _types(format: str, types: Sequence[str] | None) -> list[str]:
     if format not in FORMATS:
         raise ValidationFailed({"format": [f"Choose one of: {', '.join(FORMATS)}."]})
-    allowed = FORMAT_TYPES[format]
+    allowed = format_types(format)
     if not types:
         return list(allowed)
     chosen = [t for t in dict.fromkeys(types) if t in allowed]
@@ -101,11 +115,17 @@ def _views_q(views: list[str]) -> Q:
 
 
 def _items(
-    owner: Any, types: list[str], views: list[str], progress: Callable[[int], None] | None
+    owner: Owner,
+    types: list[str],
+    views: list[str],
+    ids: Collection[Any] | None,
+    progress: Progress | None,
 ) -> Iterator[Item]:
     condition = _views_q(views)
+    if ids is not None:
+        condition &= Q(pk__in=ids)
     for kind in types:
-        model = MODELS[kind]
+        model = item_types.registry()[kind]
         rows = model.objects.filter(condition, owner=owner).order_by("created_at", "id")
         iterator = rows.iterator(chunk_size=CHUNK_SIZE)
         while chunk := list(islice(iterator, CHUNK_SIZE)):
@@ -118,12 +138,11 @@ def _items(
 def _attach_tag_names(model: type[Item], chunk: list[Item]) -> None:
     """One query for the chunk's tag names, without building Tag instances and managers
     (``prefetch_related`` cost more than the rest of the export together)."""
-    relation = model._meta.get_field("tags")
-    through = relation.remote_field.through  # type: ignore[union-attr]
-    source = f"{relation.m2m_field_name()}_id"  # type: ignore[union-attr]
-    target = relation.m2m_reverse_field_name()  # type: ignore[union-attr]
+    relation = model.tags.field
+    source = relation.m2m_column_name()
+    target = relation.m2m_reverse_field_name()
     names: dict[Any, list[str]] = {item.pk: [] for item in chunk}
-    links = through.objects.filter(**{f"{source}__in": list(names)})
+    links = model.tags.through._default_manager.filter(**{f"{source}__in": list(names)})
     for pk, name in links.values_list(source, f"{target}__name"):
         names[pk].append(name)
     for item in chunk:

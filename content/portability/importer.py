@@ -1,23 +1,24 @@
 """The import use-case (SPEC §14): a Netscape bookmark file or a Tiddly JSON export, in one go.
 
 ``import_items()`` reads the file as a stream, turns each entry into an ``ImportRecord``,
-validates and normalises it with the same rules every write path uses (``content.rules``, the
-prompt template check of ``Prompt.validate_state``) and saves everything in **one transaction**:
-a malformed file (``InvalidImport``, raised even after many entries were read) or an oversized one
+validates and normalises it with the same rules every write path uses (``content.rules`` and
+the type's own ``apply_type_fields``/``validate_state`` on the unsaved model instance, read from
+the item-type registry) and saves everything in **one transaction**: a malformed file (``InvalidImport``, raised even after many entries were read) or an oversized one
 rolls it all back. Entries that cannot be imported are *skipped with a reason*, never fatal.
 
 Why creates do not call ``services.create_item`` one by one: at 100 000 bookmarks that is ~10
 queries per item. New items have no history chain, no row to lock and no old tags, so the
 importer does in bulk exactly what ``create_item`` does per item — the same normalisation, the
 uniqueness check (against the database per batch and within the file), tags resolved once for
-the whole import, ``bulk_create`` of items, tag links and their version-1 history rows (source
-``import``). Updates (``on_conflict=update``) touch existing items, with locks, diffs and history
-chains, so they go through ``services.update_item``.
+the whole import, bulk inserts of items and tag links, and their version-1 history rows
+(``history.record_created_versions``, source ``import``). Updates (``on_conflict=update``) touch
+existing items, with locks, diffs and history chains, so they go through
+``services.update_item``.
 
 Decisions worth knowing:
-- uniqueness is the database's (URL per owner among non-deleted bookmarks, name among non-deleted
-  prompts): a repeat within the file is skipped (the first wins), a match in the account is
-  skipped or updated per ``on_conflict``; items in the file's trash (``deleted_at``) never clash;
+- uniqueness is the database's (each type's ``unique_field``: URL per owner among non-deleted
+  bookmarks, name among non-deleted prompts): a repeat within the file is skipped (the first
+  wins), a match in the account is skipped or updated per ``on_conflict``; items in the file's trash (``deleted_at``) never clash;
 - Tiddly JSON ids are not reused: ids are global, so an import gets new ones (an export of one
   account imported into another must not collide with, or reveal, existing rows);
 - ``on_conflict=update`` overwrites the fields the file carries (for Netscape: title, tags, and
@@ -30,6 +31,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,37 +39,32 @@ from itertools import chain, islice
 from typing import IO, Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from content import rules, services
-from content.history import Actor, metadata_snapshot
-from content.models import Bookmark, HistoryAction, Item, ItemVersion, Note, Tag
-from content.portability import dbcopy
+from content import bulk, history, item_types, rules, services
+from content.history import Actor
+from content.models import Bookmark, Item, Tag
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.records import ImportRecord, ImportSkip
 from content.portability.tiddly_json import read_tiddly_json
-from prompts.models import Prompt
-from tiddly.env import env_int
+from content.reads import ItemRef, Owner
 from tiddly.errors import FieldLimitExceeded, TiddlyError
+from tiddly.scopes import require_scope, scope_for
 
-MODELS: dict[str, type[Item]] = {"bookmark": Bookmark, "note": Note, "prompt": Prompt}
-UNIQUE_FIELD = {"bookmark": "url", "prompt": "name"}
 FORMATS = ("json", "netscape")
 CONFLICT_CHOICES = ("skip", "update")
 BATCH_SIZE = 1000
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 ELLIPSIS = "…"
+# What an update from the file may change besides the type's own fields.
+COMMON_FIELDS = ("title", "description", "content", "archived_at")
+Progress = Callable[[int], object]
 
 
 def max_import_bytes() -> int:
-    """``TIDDLY_IMPORT_MAX_BYTES`` (settings, else the environment), default 50 MB."""
-    configured = getattr(settings, "TIDDLY_IMPORT_MAX_BYTES", None)
-    if configured is not None:
-        return int(configured)
-    return env_int("TIDDLY_IMPORT_MAX_BYTES", DEFAULT_MAX_BYTES, minimum=1)
+    return int(settings.TIDDLY_IMPORT_MAX_BYTES)
 
 
 class ImportConflict(TiddlyError):
@@ -78,15 +75,19 @@ class ImportConflict(TiddlyError):
 
     def __init__(self) -> None:
         super().__init__(
-            "Another change created a bookmark or prompt that this import also creates, while "
-            "the import was running. Nothing was imported; retry the import."
+            "Another change created an item with a URL or name that this import also creates, "
+            "while the import was running. Nothing was imported; retry the import."
         )
+
+
+def _counts() -> dict[str, int]:
+    return dict.fromkeys(item_types.type_names(), 0)
 
 
 @dataclass
 class ImportReport:
-    created: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODELS, 0))
-    updated: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODELS, 0))
+    created: dict[str, int] = field(default_factory=_counts)
+    updated: dict[str, int] = field(default_factory=_counts)
     skipped: list[ImportSkip] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -104,20 +105,23 @@ class ImportReport:
 
 def import_items(
     *,
-    owner: Any,
+    owner: Owner,
     stream: IO[bytes],
     size: int | None = None,
     format: str | None = None,
     on_conflict: str = "skip",
     actor: Actor | None = None,
-    progress: Callable[[int], None] | None = None,
+    principal: Any = None,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import ``stream`` (bytes) into ``owner``'s account; ``format`` None = detect.
 
     ``size`` (when known) is checked against ``TIDDLY_IMPORT_MAX_BYTES`` before reading; the
     limit is enforced while reading too. ``progress(n)`` is called with each ``n`` bytes read.
-    Raises ``InvalidImport`` (malformed file) or ``FieldLimitExceeded`` (too big); either way
-    nothing is saved.
+    ``principal`` is the caller's credential (``request.auth``; None = a session or a command,
+    which may write everything): an entry of a type whose ``<area>:write`` scope it lacks stops
+    the import with ``Forbidden``. Raises ``InvalidImport`` (malformed file),
+    ``FieldLimitExceeded`` (too big) or ``Forbidden``; in every case nothing is saved.
     """
     limit = max_import_bytes()
     if size is not None and size > limit:
@@ -130,7 +134,7 @@ def import_items(
     if kind not in FORMATS:
         raise rules.invalid("format", "Choose 'json' or 'netscape', or leave it out to detect.")
     report = ImportReport()
-    importer = _Importer(owner, on_conflict, actor or Actor(source="import"), report)
+    importer = _Importer(owner, on_conflict, actor or Actor(source="import"), principal, report)
     with transaction.atomic():
         for record in _records(kind, chain([first], chunks), report):
             importer.add(record)
@@ -154,9 +158,7 @@ def detect_format(head: bytes) -> str:
     )
 
 
-def _limited(
-    chunks: Iterable[bytes], limit: int, progress: Callable[[int], None] | None
-) -> Iterator[bytes]:
+def _limited(chunks: Iterable[bytes], limit: int, progress: Progress | None) -> Iterator[bytes]:
     total = 0
     for chunk in chunks:
         total += len(chunk)
@@ -171,7 +173,8 @@ def _records(
     kind: str, chunks: Iterable[bytes], report: ImportReport
 ) -> Iterator[ImportRecord | ImportSkip]:
     if kind == "json":
-        document = read_tiddly_json(b"".join(chunks))
+        own_fields = {name: model.extra_fields for name, model in item_types.registry().items()}
+        document = read_tiddly_json(b"".join(chunks), type_fields=own_fields)
         report.errors.extend(document.warnings)
         yield from document.records()
         return
@@ -237,12 +240,12 @@ class _NetscapeConverter:
             updated = entry.add_date
         return ImportRecord(
             index=entry.index,
-            type="bookmark",
+            type=Bookmark.type_name,
             title=entry.title or None,
             description=entry.description,
             content=entry.notes,
             tags=tags,
-            url=entry.url,
+            type_fields={"url": entry.url},
             created_at=entry.add_date,
             updated_at=updated,
             archived_at=self._now if entry.archived else None,
@@ -261,31 +264,37 @@ class _Prepared:
     tags: list[str]
 
     @property
-    def key(self) -> tuple[str, str] | None:
-        """What must be unique: a live bookmark's URL, a live prompt's name."""
-        field_name = UNIQUE_FIELD.get(self.record.type)
-        if field_name is None or self.item.deleted_at is not None:
+    def key(self) -> tuple[str, Any] | None:
+        """What must be unique: the type's ``unique_field`` among live items (url, name)."""
+        unique = self.item.unique_field
+        if unique is None or self.item.deleted_at is not None:
             return None
-        return (self.record.type, getattr(self.item, field_name))
+        return (self.item.type_name, getattr(self.item, unique))
 
 
 class _Importer:
-    def __init__(self, owner: Any, on_conflict: str, actor: Actor, report: ImportReport) -> None:
+    def __init__(
+        self, owner: Owner, on_conflict: str, actor: Actor, principal: Any, report: ImportReport
+    ) -> None:
         self.owner = owner
         self.on_conflict = on_conflict
         self.actor = actor
+        self.principal = principal
         self.report = report
         self.now = timezone.now()
-        self.seen: dict[tuple[str, str], int] = {}
+        self.seen: dict[tuple[str, Any], int] = {}
         self.pending: list[_Prepared] = []
         self.tag_ids: dict[str, Any] = {}
+        self.allowed: set[str] = set()
 
     def add(self, record: ImportRecord | ImportSkip) -> None:
         if isinstance(record, ImportSkip):
             self.report.skipped.append(record)
             return
+        model = item_types.registry()[record.type]
+        self._check_scope(model)
         try:
-            prepared = self._prepare(record)
+            prepared = self._prepare(model, record)
         except TiddlyError as exc:
             self._skip(record, exc.message)
             return
@@ -293,8 +302,9 @@ class _Importer:
         if key is not None:
             first = self.seen.setdefault(key, record.index)
             if first != record.index:
-                field_name = UNIQUE_FIELD[record.type]
-                self._skip(record, f"Repeats the {field_name} of entry {first} (the first wins).")
+                self._skip(
+                    record, f"Repeats the {model.unique_field} of entry {first} (the first wins)."
+                )
                 return
         self.pending.append(prepared)
         if len(self.pending) >= BATCH_SIZE:
@@ -309,39 +319,37 @@ class _Importer:
             if match is None:
                 creates.append(prepared)
             elif self.on_conflict == "skip":
+                item = prepared.item
                 self._skip(
                     prepared.record,
-                    f"A {prepared.record.type} with this {UNIQUE_FIELD[prepared.record.type]} "
-                    f"already exists (id {match}); on_conflict=skip keeps it unchanged.",
+                    f"A {item.type_name} with this {item.unique_field} already exists (id "
+                    f"{match}); on_conflict=skip keeps it unchanged.",
                 )
             else:
                 self._update(prepared, match)
         self._create(creates)
+
+    def _check_scope(self, model: type[Item]) -> None:
+        """The caller must hold the write scope of every type the file holds (once per type)."""
+        if model.type_name not in self.allowed:
+            require_scope(self.principal, scope_for(model.scope_area, "POST"))
+            self.allowed.add(model.type_name)
 
     def _skip(self, record: ImportRecord, reason: str) -> None:
         self.report.skipped.append(ImportSkip(record.index, reason, record.title, record.url))
 
     # --- one entry ---
 
-    def _prepare(self, record: ImportRecord) -> _Prepared:
-        model = MODELS[record.type]
+    def _prepare(self, model: type[Item], record: ImportRecord) -> _Prepared:
+        """The unsaved item, validated and normalised as ``create_item`` does it."""
         item = model(owner=self.owner)
         for name in ("title", "description", "content"):
             setattr(item, name, self._text(record, name))
-        if isinstance(item, Note):
-            rules.require_text("title", item.title, "A note's title")
-        if isinstance(item, Bookmark):
-            if record.url is None:
-                raise rules.invalid("url", "A bookmark's url is required.")
-            item.url = rules.normalize_url(_storable("url", record.url))
-        if isinstance(item, Prompt):
-            item.name = rules.normalize_prompt_name(_storable("name", record.name or ""))
-            rules.require_text("content", item.content, "A prompt's content (its template)")
-            item.arguments = rules.normalize_arguments(record.arguments or [])
-            item.validate_state()
-        tags = rules.normalize_tags(record.tags)
         self._dates(item, record)
-        return _Prepared(record, item, tags)
+        type_fields = {n: _checked(model, n, v) for n, v in record.type_fields.items()}
+        item.apply_type_fields(type_fields, creating=True)
+        item.validate_state()
+        return _Prepared(record, item, rules.normalize_tags(record.tags))
 
     def _text(self, record: ImportRecord, name: str) -> str | None:
         value = getattr(record, name)
@@ -368,40 +376,44 @@ class _Importer:
 
     # --- saving ---
 
-    def _existing(self, pending: list[_Prepared]) -> dict[tuple[str, str], Any]:
-        found: dict[tuple[str, str], Any] = {}
-        for kind, field_name in UNIQUE_FIELD.items():
+    def _existing(self, pending: list[_Prepared]) -> dict[tuple[str, Any], Any]:
+        found: dict[tuple[str, Any], Any] = {}
+        for kind, model in item_types.registry().items():
+            unique = model.unique_field
             values = [p.key[1] for p in pending if p.key and p.key[0] == kind]
-            if not values:
+            if unique is None or not values:
                 continue
             rows = (
-                MODELS[kind]
-                .objects.filter(owner=self.owner, deleted_at__isnull=True)
-                .filter(**{f"{field_name}__in": values})
-                .values_list(field_name, "pk")
+                model.objects.filter(owner=self.owner, deleted_at__isnull=True)
+                .filter(**{f"{unique}__in": values})
+                .values_list(unique, "pk")
             )
             found.update(((kind, value), pk) for value, pk in rows)
         return found
 
     def _update(self, prepared: _Prepared, pk: Any) -> None:
+        """Overwrite the existing item with what the file carries, through the update service
+        (row lock, change detection, a version with source ``import``)."""
         record, item = prepared.record, prepared.item
-        fields = ["title", "description", "content", "archived_at"]
-        if record.type == "prompt":
-            fields.append("arguments")
-        data: dict[str, Any] = {f: getattr(item, f) for f in fields if f in record.present}
+        names = [
+            f
+            for f in (*COMMON_FIELDS, *item.extra_fields)
+            if f in record.present and f != item.unique_field
+        ]
+        data: dict[str, Any] = {f: getattr(item, f) for f in names}
         if "tags" in record.present:
             data["tags"] = prepared.tags
         try:
             services.update_item(
                 owner=self.owner,
-                ref=services.ItemRef(MODELS[record.type], pk=pk),
-                data=data,
+                ref=ItemRef(type(item), pk=pk),
+                data=services.item_fields(data),
                 actor=self.actor,
             )
         except TiddlyError as exc:
             self._skip(record, exc.message)
             return
-        self.report.updated[record.type] += 1
+        self.report.updated[item.type_name] += 1
 
     def _create(self, creates: list[_Prepared]) -> None:
         if not creates:
@@ -409,8 +421,8 @@ class _Importer:
         self._resolve_tags({name for p in creates for name in p.tags})
         try:
             with transaction.atomic():
-                for kind, model in MODELS.items():
-                    group = [p for p in creates if p.record.type == kind]
+                for kind, model in item_types.registry().items():
+                    group = [p for p in creates if p.item.type_name == kind]
                     if group:
                         self._insert(model, group)
                         self.report.created[kind] += len(group)
@@ -418,44 +430,23 @@ class _Importer:
             raise ImportConflict() from None
 
     def _insert(self, model: type[Item], group: list[_Prepared]) -> None:
-        relation = model._meta.get_field("tags")
-        through = relation.remote_field.through  # type: ignore[union-attr]
-        source = f"{relation.m2m_field_name()}_id"  # type: ignore[union-attr]
-        target = f"{relation.m2m_reverse_field_name()}_id"  # type: ignore[union-attr]
-        links = [(p.item.pk, self.tag_ids[name]) for p in group for name in p.tags]
-        versions = [self._version(p) for p in group]
-        if connection.vendor == "postgresql":
-            # COPY: Django's bulk INSERT spends more time building and converting the SQL of
-            # 1 000-row statements than PostgreSQL spends running them.
-            dbcopy.copy_models(model, [p.item for p in group])
-            dbcopy.copy_rows(through, (source, target), links)
-            dbcopy.copy_models(ItemVersion, versions)
-            return
-        model.objects.bulk_create([p.item for p in group], batch_size=BATCH_SIZE)
-        rows = [through(**{source: item, target: tag}) for item, tag in links]
-        through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
-        ItemVersion.objects.bulk_create(versions, batch_size=BATCH_SIZE)
+        """What ``create_item`` writes per item, for the whole group in three bulk inserts.
 
-    def _version(self, prepared: _Prepared) -> ItemVersion:
-        """Version 1 of a new item, as ``history.record_version`` writes it on create.
-
-        Its time is the import's (not the item's ``created_at`` from the file): history tells
-        when Tiddly recorded a change, and reverting a token's changes "since" relies on it.
+        The versions' time is the import's (not the items' ``created_at`` from the file):
+        history tells when Tiddly recorded a change, and reverting a token's changes "since"
+        relies on it.
         """
-        item, names = prepared.item, sorted(prepared.tags)
-        return ItemVersion(
-            owner_id=item.owner_id,
-            item_type=item.type_name,
-            item_id=item.pk,
-            version=1,
-            action=HistoryAction.CREATE,
-            changed_fields=sorted(_filled_fields(item, names)),
-            metadata=metadata_snapshot(item, names),
-            content_snapshot=item.content,
-            content_is_null=item.content is None,
-            source=self.actor.source,
-            token_prefix=self.actor.token_prefix,
-            created_at=self.now,
+        items = [p.item for p in group]
+        bulk.insert_objects(model, items)
+        relation = model.tags.field
+        columns = (relation.m2m_column_name(), relation.m2m_reverse_name())
+        links = ((p.item.pk, self.tag_ids[name]) for p in group for name in p.tags)
+        bulk.insert_rows(model.tags.through, columns, links)
+        history.record_created_versions(
+            items,
+            actor=self.actor,
+            tag_names_by_id={p.item.pk: p.tags for p in group},
+            at=self.now,
         )
 
     def _resolve_tags(self, names: set[str]) -> None:
@@ -480,10 +471,18 @@ def _storable(name: str, value: str) -> str:
     return value
 
 
-def _filled_fields(item: Item, tag_names: list[str]) -> list[str]:
-    fields = ("title", "description", "content", *item.metadata_fields)
-    filled = [f for f in dict.fromkeys(fields) if getattr(item, f) not in (None, "", [])]
-    return filled + (["tags"] if tag_names else [])
+def _checked(model: type[Item], name: str, value: Any) -> Any:
+    """A type field's raw value from a file, refused when it cannot be stored at all: a text
+    field needs a string (its model validates the rest), JSON must not hold a NUL."""
+    if isinstance(value, str):
+        return _storable(name, value)
+    if value is None:
+        return value
+    if isinstance(model._meta.get_field(name), models.CharField | models.TextField):
+        raise rules.invalid(name, f"{name} must be a string.")
+    if "\\u0000" in json.dumps(value):
+        raise rules.invalid(name, f"The {name} contains a NUL character, which cannot be stored.")
+    return value
 
 
 __all__ = ["ImportReport", "detect_format", "import_items", "max_import_bytes", "tag_slug"]

@@ -5,11 +5,12 @@ generator empties after every file: ``zipfile`` sees an unseekable stream and wr
 member's sizes in a data descriptor after its data, so nothing but the current file and the
 central directory (a few dozen bytes per member) is ever held in memory — no temporary file.
 
-Layout: ``notes/<title>.md`` and ``prompts/<name>.md``; names are ASCII slugs, unique within the
-archive (``-2``, ``-3``… on a clash, the item id when a title has no usable characters). Each
-file is ``---\\n<YAML>---\\n\\n<content>``; the YAML (written with ``yaml.safe_dump``) holds id,
-type, title, description, tags, the dates (ISO 8601 strings) and, for prompts, name and
-arguments.
+Layout: one folder per type (``notes/``, ``prompts/``); a file is named after the item's
+``name_field`` when its type has one (prompts), else its title, as an ASCII slug unique within
+the archive (``-2``, ``-3``… on a clash, the item id when nothing usable is left). Each file is
+``---\\n<YAML>---\\n\\n<content>``; the YAML (written with ``yaml.safe_dump``) holds id, type,
+title, description, tags, the type's own fields (``extra_fields``: a prompt's name and
+arguments) and the dates (ISO 8601 strings).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import yaml
 from content.portability.tiddly_json import iso
 
 MAX_STEM = 80
-FOLDERS = {"note": "notes", "prompt": "prompts"}
 
 
 class _Sink:
@@ -34,7 +34,7 @@ class _Sink:
         self._parts: list[bytes] = []
         self._offset = 0
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes, /) -> int:
         self._parts.append(bytes(data))
         self._offset += len(data)
         return len(data)
@@ -43,6 +43,9 @@ class _Sink:
         return self._offset
 
     def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
         pass
 
     def take(self) -> bytes:
@@ -70,9 +73,8 @@ def front_matter(item: Any) -> dict[str, Any]:
         "description": item.description,
         "tags": item.tag_names(),
     }
-    if item.type_name == "prompt":
-        data["name"] = item.name
-        data["arguments"] = item.arguments
+    for name in item.extra_fields:
+        data[name] = getattr(item, name)
     for name in ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at"):
         data[name] = iso(getattr(item, name))
     return data
@@ -90,8 +92,9 @@ class _Names:
         self._used: set[str] = set()
 
     def for_item(self, item: Any) -> str:
-        stem = slug(item.name if item.type_name == "prompt" else item.title) or str(item.pk)
-        folder = FOLDERS[item.type_name]
+        label = getattr(item, item.name_field) if item.name_field else item.title
+        stem = slug(label) or str(item.pk)
+        folder = f"{item.type_name}s"
         candidate, n = f"{folder}/{stem}.md", 1
         while candidate in self._used:
             n += 1
@@ -112,7 +115,7 @@ def write_markdown_zip(items: Iterable[Any]) -> Iterator[bytes]:
     """The zip as ``bytes`` chunks, one per member plus the closing central directory."""
     sink = _Sink()
     names = _Names()
-    with zipfile.ZipFile(sink, mode="w") as archive:  # type: ignore[arg-type]
+    with zipfile.ZipFile(sink, mode="w") as archive:
         for item in items:
             archive.writestr(_zip_info(names.for_item(item), item), markdown_file(item))
             yield sink.take()

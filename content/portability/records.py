@@ -12,7 +12,9 @@ class ImportRecord:
     """One item as a file describes it: raw values, not yet normalised or validated.
 
     ``index`` is the entry's position in the file (SPEC §14). ``tags`` are Tiddly tag names for
-    Tiddly JSON and already slugified names for Netscape files. ``lenient`` marks sources whose
+    Tiddly JSON and already slugified names for Netscape files. ``type_fields`` holds the values
+    the file gives for the type's own fields (its model's ``extra_fields``: a bookmark's url, a
+    prompt's name and arguments), checked by the model's ``apply_type_fields``. ``lenient`` marks sources whose
     over-long titles/descriptions are shortened (with a warning) rather than skipped: browsers
     have no limits, Tiddly exports already respect them.
     """
@@ -23,9 +25,7 @@ class ImportRecord:
     description: str | None = None
     content: str | None = None
     tags: list[str] = field(default_factory=list)
-    url: str | None = None
-    name: str | None = None
-    arguments: list[dict[str, Any]] | None = None
+    type_fields: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
     updated_at: datetime | None = None
     last_used_at: datetime | None = None
@@ -34,6 +34,12 @@ class ImportRecord:
     lenient: bool = False
     # Fields the file actually carries (an update only overwrites these).
     present: frozenset[str] = frozenset()
+
+    @property
+    def url(self) -> str | None:
+        """The URL a skip reports (SPEC §14), when the entry has one."""
+        value = self.type_fields.get("url")
+        return value if isinstance(value, str) else None
 
 
 @dataclass(slots=True)

@@ -6,13 +6,14 @@
                 "deleted_at"}, …],
      "filters": [], "relationships": []}
 
-Dates are ISO 8601 in UTC (``Z``) or null; ``url`` is on bookmarks only, ``name`` and
-``arguments`` on prompts only. ``filters`` and ``relationships`` (SPEC §11/§12) do not exist in
+Dates are ISO 8601 in UTC (``Z``) or null; each item also carries its type's own fields (the
+model's ``extra_fields``: ``url`` on bookmarks, ``name`` and ``arguments`` on prompts). ``filters`` and ``relationships`` (SPEC §11/§12) do not exist in
 this version of Tiddly yet: the writer emits empty lists, and the reader accepts them and ignores
 their entries with a warning in the import's ``errors`` — the format already has their place, so
 files written later stay readable.
 
-Reading: structural problems (not JSON, not an object, wrong ``format``, unsupported ``version``,
+Reading takes the known types and their own fields (``type_fields``) from the caller, so this
+module knows no item type. Structural problems (not JSON, not an object, wrong ``format``, unsupported ``version``,
 ``items`` not a list) are ``InvalidImport`` with a line/column or a JSONPath; a bad entry (wrong
 type, a non-date ``created_at``, …) is skipped with its reason and does not stop the others.
 """
@@ -20,7 +21,7 @@ type, a non-date ``created_at``, …) is skipped with its reason and does not st
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,10 +32,11 @@ from content.portability.records import ImportRecord, ImportSkip
 
 FORMAT = "tiddly"
 VERSION = 1
-TYPES = ("bookmark", "note", "prompt")
-TEXT_FIELDS = ("title", "description", "content", "url", "name")
+TEXT_FIELDS = ("title", "description", "content")
 DATE_FIELDS = ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at")
 LATER_SECTIONS = ("filters", "relationships")
+# Each item type's own fields, by type name.
+TypeFields = Mapping[str, Sequence[str]]
 
 
 def iso(value: datetime | None) -> str | None:
@@ -54,11 +56,8 @@ def item_record(item: Any) -> dict[str, Any]:
         "content": item.content,
         "tags": item.tag_names(),
     }
-    if item.type_name == "bookmark":
-        data["url"] = item.url
-    elif item.type_name == "prompt":
-        data["name"] = item.name
-        data["arguments"] = item.arguments
+    for name in item.extra_fields:
+        data[name] = getattr(item, name)
     for name in DATE_FIELDS:
         data[name] = iso(getattr(item, name))
     return data
@@ -83,9 +82,10 @@ def write_tiddly_json(items: Iterable[Any], *, exported_at: datetime) -> Iterato
 class TiddlyDocument:
     """A parsed, structurally valid Tiddly JSON file; ``records()`` converts entry by entry."""
 
-    def __init__(self, items: list[Any], warnings: list[str]) -> None:
+    def __init__(self, items: list[Any], warnings: list[str], type_fields: TypeFields) -> None:
         self._items = items
         self.warnings = warnings
+        self._type_fields = type_fields
 
     def __len__(self) -> int:
         return len(self._items)
@@ -93,10 +93,12 @@ class TiddlyDocument:
     def records(self) -> Iterator[ImportRecord | ImportSkip]:
         for index in range(len(self._items)):
             raw, self._items[index] = self._items[index], None  # free entries as we go
-            yield entry_record(index, raw)
+            yield entry_record(index, raw, self._type_fields)
 
 
-def read_tiddly_json(data: bytes) -> TiddlyDocument:
+def read_tiddly_json(data: bytes, *, type_fields: TypeFields) -> TiddlyDocument:
+    """Parse and check the document's structure; ``type_fields`` maps each known item type to
+    its own fields (e.g. ``{"bookmark": ("url",), "note": ()}``)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -111,14 +113,14 @@ def read_tiddly_json(data: bytes) -> TiddlyDocument:
         ) from None
     except (RecursionError, ValueError) as exc:
         raise InvalidImport(f"The file is not valid JSON: {exc}") from None
-    return _validated(document)
+    return _validated(document, type_fields)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def _validated(document: Any) -> TiddlyDocument:
+def _validated(document: Any, type_fields: TypeFields) -> TiddlyDocument:
     if not isinstance(document, dict):
         raise InvalidImport("A Tiddly export is a JSON object", path="$")
     if document.get("format") != FORMAT:
@@ -146,46 +148,42 @@ def _validated(document: Any) -> TiddlyDocument:
                 f"The file has {len(value)} {section}; this server does not support {section} "
                 "yet, so they were not imported."
             )
-    return TiddlyDocument(items, warnings)
+    return TiddlyDocument(items, warnings, type_fields)
 
 
-def entry_record(index: int, raw: Any) -> ImportRecord | ImportSkip:
+def entry_record(index: int, raw: Any, type_fields: TypeFields) -> ImportRecord | ImportSkip:
     """Check one entry's shape and convert it; a wrong shape is a skip with the reason."""
     if not isinstance(raw, dict):
         return ImportSkip(index, "The entry is not a JSON object.")
     title = raw.get("title") if isinstance(raw.get("title"), str) else None
     url = raw.get("url") if isinstance(raw.get("url"), str) else None
-    problem = _shape_problem(raw)
+    problem = _shape_problem(raw, type_fields)
     if problem:
         return ImportSkip(index, problem, title, url)
     values: dict[str, Any] = {name: raw.get(name) for name in TEXT_FIELDS}
     for name in DATE_FIELDS:
         values[name] = _date(raw.get(name))
+    own = type_fields[raw["type"]]
     return ImportRecord(
         index=index,
         type=raw["type"],
         tags=list(raw.get("tags") or []),
-        arguments=raw.get("arguments"),
+        type_fields={name: raw[name] for name in own if name in raw},
         present=frozenset(raw),
         **values,
     )
 
 
-def _shape_problem(raw: dict[str, Any]) -> str | None:
+def _shape_problem(raw: dict[str, Any], type_fields: TypeFields) -> str | None:
     kind = raw.get("type")
-    if kind not in TYPES:
-        return f"Unknown type {kind!r}: expected one of {', '.join(TYPES)}."
+    if not isinstance(kind, str) or kind not in type_fields:
+        return f"Unknown type {kind!r}: expected one of {', '.join(type_fields)}."
     for name in TEXT_FIELDS:
         if raw.get(name) is not None and not isinstance(raw[name], str):
             return f"{name} must be a string or null."
     tags = raw.get("tags")
     if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
         return "tags must be a list of strings."
-    arguments = raw.get("arguments")
-    if arguments is not None and not (
-        isinstance(arguments, list) and all(isinstance(a, dict) for a in arguments)
-    ):
-        return "arguments must be a list of {name, description, required} objects."
     for name in DATE_FIELDS:
         value = raw.get(name)
         if value is not None and (not isinstance(value, str) or _date(value) is None):

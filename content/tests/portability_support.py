@@ -7,6 +7,9 @@ from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from rest_framework.test import APIClient
+
+from tiddly.models import ApiToken
 
 FIXTURES = Path(__file__).parent / "fixtures" / "netscape"
 
@@ -26,3 +29,11 @@ def download(api: Any, **params: Any) -> Any:
     if response.streaming:
         response.body = b"".join(response.streaming_content)
     return response
+
+
+def scoped_client(user: Any, *scopes: str) -> APIClient:
+    """An API client whose token holds only ``scopes``."""
+    _, plaintext = ApiToken.issue(owner=user, name="scoped", scopes=" ".join(scopes))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    return client

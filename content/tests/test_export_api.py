@@ -14,7 +14,7 @@ import yaml
 from content.models import Bookmark, Note
 from content.portability.netscape import NetscapeEntry, parse_netscape
 from content.tests.factories import BookmarkFactory, NoteFactory, PromptFactory
-from content.tests.portability_support import download, upload
+from content.tests.portability_support import download, scoped_client, upload
 from prompts.models import Prompt
 
 pytestmark = pytest.mark.django_db
@@ -198,3 +198,42 @@ def test_under_asgi_the_export_streams_through_an_async_iterator(
     response, body = async_to_sync(fetch)()
     assert response.status_code == 200
     assert len(json.loads(body)["items"]) == 5
+
+
+# --- scopes (SPEC §8.1) -------------------------------------------------------------------------
+
+
+def test_a_content_reader_exports_bookmarks_and_notes_but_not_prompts(owner: Any) -> None:
+    _account(owner)
+    reader = scoped_client(owner, "content:read")
+    response = download(reader)
+    assert response.status_code == 200
+    kinds = {i["type"] for i in json.loads(response.body)["items"]}
+    assert kinds == {"bookmark", "note"}
+    markdown = zipfile.ZipFile(io.BytesIO(download(reader, format="markdown").body))
+    assert markdown.namelist() == ["notes/cafe-notes.md"]
+
+
+def test_asking_for_prompts_without_prompts_read_is_403(owner: Any) -> None:
+    _account(owner)
+    response = download(scoped_client(owner, "content:read"), type="prompt")
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "forbidden"
+    assert "'prompts:read'" in body["message"]
+
+
+def test_a_prompts_reader_cannot_export_bookmarks_as_netscape(owner: Any) -> None:
+    _account(owner)
+    reader = scoped_client(owner, "prompts:read")
+    response = download(reader, format="netscape")
+    assert response.status_code == 403
+    assert "'content:read'" in response.json()["message"]
+    document = json.loads(download(reader).body)
+    assert [i["type"] for i in document["items"]] == ["prompt"]
+
+
+def test_a_write_only_token_cannot_export(owner: Any) -> None:
+    response = download(scoped_client(owner, "content:write", "prompts:write"))
+    assert response.status_code == 403
+    assert response.json()["error"] == "forbidden"

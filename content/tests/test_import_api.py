@@ -10,7 +10,7 @@ import pytest
 
 from content.models import Bookmark, ItemVersion, Note, Tag
 from content.tests.factories import BookmarkFactory, PromptFactory
-from content.tests.portability_support import fixture, upload
+from content.tests.portability_support import fixture, scoped_client, upload
 from prompts.models import Prompt
 
 pytestmark = pytest.mark.django_db
@@ -273,3 +273,45 @@ def test_the_schema_documents_the_multipart_upload_and_the_file_downloads() -> N
     assert list(upload_body) == ["multipart/form-data"]
     downloads = schema["paths"]["/api/export/"]["get"]["responses"]["200"]["content"]
     assert set(downloads) == {"application/json", "text/html", "application/zip"}
+
+
+# --- scopes (SPEC §8.1) -------------------------------------------------------------------------
+
+
+def test_a_content_writer_imports_browser_bookmarks(owner: Any) -> None:
+    response = upload(scoped_client(owner, "content:write"), fixture("chrome.html"))
+    assert response.status_code == 200
+    assert response.json()["created"]["bookmark"] == 3
+
+
+def test_a_file_with_a_prompt_needs_prompts_write_and_then_saves_nothing(owner: Any) -> None:
+    items = [
+        {"type": "note", "title": "First", "content": "saved only with every scope"},
+        {"type": "prompt", "name": "greet", "content": "Hi"},
+    ]
+    response = upload(scoped_client(owner, "content:write"), _tiddly(items), name="x.json")
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "forbidden"
+    assert "'prompts:write'" in body["message"]
+    assert Note.objects.count() == 0
+    assert Prompt.objects.count() == 0
+    assert ItemVersion.objects.count() == 0
+
+
+def test_a_prompts_writer_imports_prompts_but_not_bookmarks(owner: Any) -> None:
+    writer = scoped_client(owner, "prompts:write")
+    prompt = {"type": "prompt", "name": "greet", "content": "Hi"}
+    assert upload(writer, _tiddly([prompt]), name="x.json").json()["created"]["prompt"] == 1
+    response = upload(writer, fixture("chrome.html"))
+    assert response.status_code == 403
+    assert "'content:write'" in response.json()["message"]
+    assert Bookmark.objects.count() == 0
+
+
+def test_a_read_only_token_cannot_import(owner: Any) -> None:
+    reader = scoped_client(owner, "content:read", "prompts:read")
+    response = upload(reader, fixture("chrome.html"))
+    assert response.status_code == 403
+    assert "every one of the 'content:write', 'prompts:write' scopes" in response.json()["message"]
+    assert Bookmark.objects.count() == 0

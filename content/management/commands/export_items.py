@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from content.management.commands.import_items import _user
+from content import item_types
+from content.management.commands.import_items import user_named
+from content.models import ItemState
 from content.portability import exporter
 from tiddly.errors import TiddlyError
 
@@ -20,14 +23,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--format", choices=exporter.FORMATS, default="json")
-        parser.add_argument("--type", action="append", choices=list(exporter.MODELS))
-        parser.add_argument("--view", action="append", choices=["active", "archived", "deleted"])
+        parser.add_argument("--type", action="append", choices=item_types.type_names())
+        parser.add_argument("--view", action="append", choices=ItemState.values)
         parser.add_argument(
             "-o", "--output", type=Path, help="Default: the export's own name, here."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        owner = _user(options["username"])
+        owner = user_named(options["username"])
         query = {"format": options["format"], "types": options["type"], "views": options["view"]}
         try:
             total = exporter.count_items(owner=owner, **query)
@@ -43,7 +46,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"Exported {total} item(s) to {path} ({size} bytes)."))
 
 
-def _write(out: BinaryIO, chunks: Any) -> int:
+def _write(out: BinaryIO, chunks: Iterable[bytes]) -> int:
     size = 0
     for chunk in chunks:
         out.write(chunk)

@@ -6,17 +6,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from content.history import Actor
 from content.portability import importer
+from content.reads import Owner
 from tiddly.errors import TiddlyError
 
 
 class Command(BaseCommand):
-    help = "Import a Netscape bookmark file (any browser, Pocket, linkding, karakeep) or a Tiddly JSON export into a user's account."
+    help = (
+        "Import a Netscape bookmark file (any browser, Pocket, linkding, karakeep) or a Tiddly "
+        "JSON export into a user's account."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
@@ -25,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--on-conflict", choices=importer.CONFLICT_CHOICES, default="skip")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        owner = _user(options["username"])
+        owner = user_named(options["username"])
         path: Path = options["file"]
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
@@ -68,8 +71,8 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(f"Warning: {warning}"))
 
 
-def _user(username: str) -> Any:
+def user_named(username: str) -> Owner:
     try:
-        return get_user_model().objects.get(username=username)
-    except get_user_model().DoesNotExist:
+        return Owner.objects.get(username=username)
+    except Owner.DoesNotExist:
         raise CommandError(f"No user named '{username}'.") from None
