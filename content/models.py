@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from content import rules
 from tiddly.errors import TiddlyError, UrlConflict
+from tiddly.scopes import Area
 
 
 class Tag(models.Model):
@@ -68,6 +69,8 @@ class Item(models.Model):
     """
 
     type_name: ClassVar[str] = ""
+    # The scope area (SPEC §8.1) whose ``:read``/``:write`` scopes govern items of this type.
+    scope_area: ClassVar[Area] = "content"
     # Fields (besides content) that count as metadata for change detection and history.
     metadata_fields: ClassVar[tuple[str, ...]] = ("title", "description")
     # Type-specific fields in the item's JSON, after the common ones.

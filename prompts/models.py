@@ -17,6 +17,7 @@ from tiddly.errors import InvalidTemplate, NameConflict
 
 class Prompt(Item):
     type_name = "prompt"
+    scope_area = "prompts"
     metadata_fields = ("title", "description", "name", "arguments")
     extra_fields = ("name", "arguments")
     search_fields = ("title", "description", "content", "name")
