@@ -85,8 +85,8 @@ class TiddlyMCP(DjangoMCP):
         unknown = set(arguments) - set(allowed)
         if unknown:
             # A misspelt parameter would otherwise be dropped silently (REST rejects it too).
-            names = {printable(key) for key in unknown}
-            return error_result(unknown_arguments(names, allowed).body())
+            shown = {printable(key) for key in unknown}
+            return error_result(unknown_arguments(shown, allowed).body())
         problems = text_problems(arguments)
         if problems:
             # Text the database cannot hold would fail deep in a service (PostgreSQL: a 500).

@@ -334,30 +334,32 @@ class TagViewSet(viewsets.GenericViewSet):
         include = serializers.BooleanField().to_internal_value(
             request.query_params.get("include_inactive", "false")
         )
-        return Response(self.counts(request, include_inactive=include))
+        return Response(_tag_counts(request, include_inactive=include))
 
     def partial_update(self, request: Request, name: str) -> Response:
-        data = validated(s.TagRenameSerializer, request.data)
         with transaction.atomic():
-            self.require_write(request, name)
+            _require_tag_write(request, name)
+            data = validated(s.TagRenameSerializer, request.data)
             tag = services.rename_tag(owner=owner_of(request), name=name, new_name=data["name"])
-            counts = {t["name"]: t["count"] for t in self.counts(request, include_inactive=True)}
+            counts = {t["name"]: t["count"] for t in _tag_counts(request, include_inactive=True)}
         return Response({"name": tag.name, "count": counts.get(tag.name, 0)})
 
     def destroy(self, request: Request, name: str) -> Response:
         with transaction.atomic():
-            self.require_write(request, name)
+            _require_tag_write(request, name)
             services.delete_tag(owner=owner_of(request), name=name)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def counts(self, request: Request, *, include_inactive: bool) -> list[dict[str, Any]]:
-        types = item_types.types_in(readable_areas(request.auth))
-        return queries.tag_counts(owner_of(request), include_inactive=include_inactive, types=types)
 
-    def require_write(self, request: Request, name: str) -> None:
-        used_by = queries.tag_types(owner_of(request), name)
-        areas = {item_types.model_for(t).scope_area for t in used_by}
-        require_scopes(request.auth, [f"{area}:write" for area in AREAS if area in areas])
+def _tag_counts(request: Request, *, include_inactive: bool) -> list[dict[str, Any]]:
+    types = item_types.types_in(readable_areas(request.auth))
+    return queries.tag_counts(owner_of(request), include_inactive=include_inactive, types=types)
+
+
+def _require_tag_write(request: Request, name: str) -> None:
+    used_by = queries.tag_types(owner_of(request), name)
+    areas = {item_types.model_for(t).scope_area for t in used_by}
+    require_scopes(request.auth, [f"{area}:write" for area in AREAS if area in areas])
 
 
 def scopes_to_read(types: list[str]) -> list[str]:
