@@ -10,7 +10,7 @@ from tiddly.oauth.resources import MCP_SCOPES, WELL_KNOWN_RESOURCE
 
 oauth_patterns = [
     path("authorize", views.AuthorizeView.as_view(), name="authorize"),
-    path("token", dot.TokenView.as_view(), name="token"),
+    path("token", views.TokenView.as_view(), name="token"),
     path("revoke", dot.RevokeTokenView.as_view(), name="revoke-token"),
     path("register", views.RegistrationView.as_view(), name="register"),
 ]

@@ -29,6 +29,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
+from oauth2_provider import views as dot_views
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauth2_provider.views import AuthorizationView
@@ -57,6 +58,32 @@ def _json(data: dict[str, Any], status: int = 200, **headers: str) -> JsonRespon
     for name, value in headers.items():
         response[name.replace("_", "-")] = value
     return response
+
+
+# --- token endpoint -----------------------------------------------------------------------------
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class TokenView(dot_views.TokenView):
+    """The toolkit's token endpoint, answering only the grants Tiddly offers (RFC 8414 metadata).
+
+    The toolkit's endpoint also dispatches device-code and other grants; a device-code request
+    without a ``device_code`` raised a KeyError (a 500). Anything else is the RFC 6749 §5.2
+    ``unsupported_grant_type`` before the toolkit sees it.
+    """
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.POST.get("grant_type") not in GRANT_TYPES:
+            return _json(
+                {
+                    "error": "unsupported_grant_type",
+                    "error_description": "This server issues tokens for the grant types "
+                    f"{', '.join(GRANT_TYPES)} only.",
+                },
+                status=400,
+                **{"Cache-Control": "no-store"},
+            )
+        return super().post(request, *args, **kwargs)
 
 
 # --- discovery ----------------------------------------------------------------------------------
