@@ -128,7 +128,8 @@ def api_routes() -> dict[tuple[str, str], str]:
         actions = getattr(callback, "actions", None)
         view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
         methods = list(actions) if actions else [m for m in HTTP_METHODS if hasattr(view, m)]
-        for method in methods:
+        # HEAD follows GET (DRF adds it to a ViewSet's actions on its first request).
+        for method in (m for m in methods if m in HTTP_METHODS):
             routes[(name, method.upper())] = route
     return routes
 
