@@ -60,11 +60,34 @@ def _json(data: dict[str, Any], status: int = 200, **headers: str) -> JsonRespon
     return response
 
 
-# --- token endpoint -----------------------------------------------------------------------------
+# --- token, revocation and authorization endpoints ----------------------------------------------
+
+
+class RefuseNul:
+    """A parameter with a NUL byte is an RFC 6749 ``invalid_request`` before the toolkit looks it
+    up: PostgreSQL cannot even be queried with one (psycopg raises, which was a 500)."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        params = [*request.GET.lists(), *(request.POST.lists() if request.method == "POST" else [])]
+        if any("\x00" in key or any("\x00" in v for v in values) for key, values in params):
+            return _json(
+                {
+                    "error": "invalid_request",
+                    "error_description": "Request parameters must not contain NUL bytes.",
+                },
+                status=400,
+                **{"Cache-Control": "no-store"},
+            )
+        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
 
 
 @method_decorator(csrf_exempt, name="dispatch")
-class TokenView(dot_views.TokenView):
+class RevokeTokenView(RefuseNul, dot_views.RevokeTokenView):
+    pass
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class TokenView(RefuseNul, dot_views.TokenView):
     """The toolkit's token endpoint, answering only the grants Tiddly offers (RFC 8414 metadata).
 
     The toolkit's endpoint also dispatches device-code and other grants; a device-code request
@@ -345,7 +368,7 @@ def _invalid_target(uri: str, redirect_uri: str, state: str | None) -> OAuthTool
     )
 
 
-class AuthorizeView(AuthorizationView):
+class AuthorizeView(RefuseNul, AuthorizationView):
     """The toolkit's authorization endpoint with Tiddly's consent page and resource check."""
 
     template_name = "tiddly_oauth/authorize.html"
