@@ -12,7 +12,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
 .PHONY: run test lint format bench install migrate superuser token \
-	check test-sqlite test-postgres fuzz browser-deps browser-test
+	check test-sqlite test-postgres fuzz inspector browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ test-postgres: install
 fuzz: install
 	.ci/fuzz
 
+# The MCP Inspector CLI (pinned, cached in .ci/.npm-inspector/) against a live server (SPEC §7).
+inspector: install
+	.ci/inspector
+
 browser-deps:
 	.ci/browser-deps
 
@@ -59,7 +63,7 @@ browser-test: install browser-deps
 	$(BIN)/python -m pytest browser_tests $(PYTEST_ARGS)
 
 # Everything CI runs (.ci/run): the habit before you stop.
-check: lint test-sqlite test-postgres fuzz browser-test
+check: lint test-sqlite test-postgres fuzz inspector browser-test
 	@echo "== make check passed =="
 
 format: install

@@ -1253,6 +1253,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="checkout to benchmark (manage.py, tiddly.asgi); default: this repo",
     )
     p.add_argument("--keep-tmp", action="store_true", help="keep the temp dir (db, server log)")
+    p.add_argument(
+        "--port", type=int, default=0, help="port for the server (default: any free port)"
+    )
     p.add_argument("--self-test", action="store_true", help="check note generation and exit")
     args = p.parse_args(argv)
     if args.list_notes is None:
@@ -1331,7 +1334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             PYTHONUNBUFFERED="1",
         )
-        server = Server(env, workdir, free_port(), APP_DIR)
+        server = Server(env, workdir, args.port or free_port(), APP_DIR)
         atexit.register(server.stop)
         log(f"database: {vendor} {redact(db_url)}")
         server.manage("migrate", "--noinput")

@@ -7,6 +7,7 @@ module for the class and then reads what the class declares, instead of switchin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 from django.apps import apps
@@ -27,6 +28,12 @@ def registry() -> dict[str, type[Item]]:
 
 def type_names() -> list[str]:
     return list(registry())
+
+
+def types_in(areas: Iterable[str]) -> list[str]:
+    """The item types whose scope area is one of ``areas`` (SPEC §8.1), in registry order."""
+    wanted = set(areas)
+    return [name for name, model in registry().items() if model.scope_area in wanted]
 
 
 def model_for(type_name: str) -> type[Item]:

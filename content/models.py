@@ -69,6 +69,8 @@ class Item(models.Model):
     """
 
     type_name: ClassVar[str] = ""
+    # The scope area (SPEC §8.1) whose ``:read``/``:write`` scopes govern items of this type.
+    scope_area: ClassVar[Area] = "content"
     # Fields (besides content) that count as metadata for change detection and history.
     metadata_fields: ClassVar[tuple[str, ...]] = ("title", "description")
     # Type-specific fields in the item's JSON, after the common ones.
@@ -82,8 +84,6 @@ class Item(models.Model):
     conflict_error: ClassVar[type[TiddlyError]] = TiddlyError
     # A field that addresses an *active* item by value (prompts by name), if the type has one.
     name_field: ClassVar[str | None] = None
-    # The scope area (SPEC §8.1) guarding the type: ``<area>:read`` / ``<area>:write``.
-    scope_area: ClassVar[Area] = "content"
     # Whether the content is the item's main payload, so it exports as a Markdown document.
     markdown_export: ClassVar[bool] = True
 

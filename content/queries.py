@@ -32,7 +32,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
-from content import content_cache, item_types
+from content import content_cache, item_types, rules
 from content.models import Item, ItemQuerySet, ItemState, Tag, state_q
 from content.representation import PREVIEW_CHARS
 
@@ -313,14 +313,18 @@ def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
 def tag_counts(
     owner: Any, *, include_inactive: bool, types: list[str] | None = None
 ) -> list[dict[str, Any]]:
-    """The owner's tags with the number of active items (of ``types``, default all) carrying
-    each, in one query."""
+    """The owner's tags with the number of active items carrying each, in one query.
+
+    ``types`` limits what is counted (a caller sees counts only over the areas it may read);
+    tag names are the owner's shared vocabulary, listed with ``include_inactive`` whatever
+    carries them.
+    """
     now = timezone.now()
     active = state_q(ItemState.ACTIVE, now)
+    counted = item_types.type_names() if types is None else types
     counts = {
-        f"n_{model.type_name}": Coalesce(_active_count(model, active), 0)
-        for model in item_types.registry().values()
-        if types is None or model.type_name in types
+        f"n_{name}": Coalesce(_active_count(item_types.model_for(name), active), 0)
+        for name in counted
     }
     rows = Tag.objects.filter(owner=owner).annotate(**counts).order_by("name")
     result = []
@@ -355,6 +359,18 @@ def top_tags(owner: Any, types: list[str], limit: int) -> list[dict[str, Any]]:
             totals[name] = totals.get(name, 0) + n
     ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
     return [{"name": name, "count": count} for name, count in ranked]
+
+
+def tag_types(owner: Any, name: str) -> list[str]:
+    """The item types with an item (in any state) carrying the owner's tag ``name``."""
+    if not rules.storable(name):
+        return []
+    name, found = name.strip().lower(), []
+    for type_name, model in item_types.registry().items():
+        through = model.tags.through._default_manager
+        if through.filter(tag__owner=owner, tag__name=name).exists():
+            found.append(type_name)
+    return found
 
 
 def _active_count(model: type[Item], active: Q) -> Subquery:

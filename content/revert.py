@@ -52,12 +52,21 @@ class RevertReport:
 
 
 def plan_revert(
-    *, owner: Owner, token_prefix: str, since: datetime, force: bool = False
+    *,
+    owner: Owner,
+    token_prefix: str,
+    since: datetime,
+    force: bool = False,
+    types: list[str] | None = None,
 ) -> list[Step]:
-    """What ``revert_token`` would do, item by item (oldest change first); writes nothing."""
+    """What ``revert_token`` would do, item by item (oldest change first); writes nothing.
+
+    ``types`` limits it to those item types (a caller may revert only what it may write).
+    """
     touched = (
         ItemVersion.objects.filter(
             owner_id=owner.pk,
+            item_type__in=item_types.type_names() if types is None else types,
             token_prefix=token_prefix,
             created_at__gte=since,
             version__isnull=False,
@@ -78,7 +87,13 @@ def plan_revert(
 
 @transaction.atomic
 def revert_token(
-    *, owner: Owner, token_prefix: str, since: datetime, force: bool = False, actor: Actor
+    *,
+    owner: Owner,
+    token_prefix: str,
+    since: datetime,
+    force: bool = False,
+    actor: Actor,
+    types: list[str] | None = None,
 ) -> RevertReport:
     """Undo the token's changes since ``since`` on the owner's items (see the module doc).
 
@@ -88,7 +103,10 @@ def revert_token(
     """
     actor = Actor(source=REVERT_SOURCE, token_prefix=actor.token_prefix)
     report = RevertReport()
-    for step in plan_revert(owner=owner, token_prefix=token_prefix, since=since, force=force):
+    steps = plan_revert(
+        owner=owner, token_prefix=token_prefix, since=since, force=force, types=types
+    )
+    for step in steps:
         item = step.item
         key = {"type": item.type_name, "id": str(item.pk)}
         if step.action is None:

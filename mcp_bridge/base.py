@@ -14,6 +14,7 @@ from content.history import Actor
 from content.models import Item
 from content.reads import Owner
 from tiddly.errors import ValidationFailed
+from tiddly.scopes import readable_areas
 
 
 class ToolsetBase:
@@ -29,6 +30,11 @@ class ToolsetBase:
         user = self.request.user
         assert isinstance(user, Owner)  # the MCP view requires authentication
         return user
+
+    def _tag_counts(self) -> list[dict[str, Any]]:
+        """Tags with counts over the areas the caller may read (as ``/api/tags/``)."""
+        types = item_types.types_in(readable_areas(getattr(self.request, "auth", None)))
+        return queries.tag_counts(self._owner(), include_inactive=False, types=types)
 
     def _actor(self) -> Actor:
         principal = getattr(self.request, "auth", None)

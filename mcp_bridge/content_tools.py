@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import item_types, queries, reads, relationships, services
+from content import item_types, reads, relationships, services
 from content.models import Bookmark, Item, Note
 from content.reads import ItemRef
 from content.relationships import End
@@ -373,7 +373,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         Sorted by count, most used first. Use it to pick existing tags instead of inventing
         near-duplicates, and as filters for search_items.
         """
-        return {"tags": queries.tag_counts(self._owner(), include_inactive=False)}  # type: ignore[typeddict-item]
+        return {"tags": self._tag_counts()}  # type: ignore[typeddict-item]
 
     def list_filters(self) -> t.FilterList:
         """List the user's saved filters that include bookmarks or notes.

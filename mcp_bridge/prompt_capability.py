@@ -1,9 +1,10 @@
 """The Prompt server's MCP prompts capability: ``prompts/list`` and ``prompts/get`` (SPEC §7, §5.2).
 
 Prompts are the caller's own and change at any time, so these replace FastMCP's static prompt
-registry with handlers on the low-level server that query per request. They run in the event
-loop, so the ORM work is wrapped in ``sync_to_async``. Failures are JSON-RPC errors (the protocol
-has no isError for prompts) whose ``data`` is the REST error object.
+registry with handlers on the low-level server that query per request; both need
+``prompts:read``. They run in the event loop, so the ORM work is wrapped in ``sync_to_async``.
+Failures are JSON-RPC errors (the protocol has no isError for prompts) whose ``data`` is the REST
+error object.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mcp_bridge.servers import prompt_server
 from prompts.models import Prompt
 from prompts.services import render_prompt
 from tiddly.errors import TiddlyError
+from tiddly.scopes import require_scope
 
 PAGE_SIZE = 100
 
@@ -105,6 +107,8 @@ def _render(owner: Any, name: str, arguments: dict[str, Any] | None) -> types.Ge
 
 async def _guarded(fn: Any, *args: Any) -> Any:
     try:
+        # Both requests read prompts (a render only bumps last_used_at): SPEC §8.1.
+        require_scope(django_request_ctx.get().auth, f"{prompt_server.area}:read")
         return await sync_to_async(fn)(*args)
     except McpError:
         raise

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import queries, reads, services
+from content import reads, services
 from content.models import Item
 from content.reads import ItemRef
 from content.representation import dt, edit_data, metadata_item_data
@@ -371,7 +371,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         carry each, most used first. Use it to reuse existing tags and to filter
         search_prompts.
         """
-        return {"tags": queries.tag_counts(self._owner(), include_inactive=False)}  # type: ignore[typeddict-item]
+        return {"tags": self._tag_counts()}  # type: ignore[typeddict-item]
 
     def list_filters(self) -> t.FilterList:
         """List the user's saved filters that include prompts.

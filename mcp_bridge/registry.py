@@ -12,6 +12,11 @@
   check in ~1 ms. The shapes are unchanged: same properties, types, nullability and required
   keys; only the spelling and the declared ``$schema`` differ (draft-07, which every JSON-Schema
   validator used by MCP clients supports).
+- Output schemas that admit errors (SPEC §7 Interoperability): strict clients (the MCP Inspector)
+  validate ``structuredContent`` against ``outputSchema`` on ``isError`` results too, so each
+  schema is ``{"type": "object", "anyOf": [<success>, <the §3.4 error object>]}``; otherwise the
+  agent sees a schema-validation failure instead of ``matches``, ``suggestion`` or
+  ``server_state``.
 """
 
 from __future__ import annotations
@@ -101,6 +106,34 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return {"$schema": DRAFT_07, **walk(schema)}
 
 
+# The §3.4 error object. Only ``error`` and ``message`` are typed: the other keys depend on the
+# error (see tiddly.errors) and are described for the agent, not constrained.
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "isError results: the same error object as the REST API (SPEC §3.4).",
+    "required": ["error", "message"],
+    "properties": {
+        "error": {
+            "type": "string",
+            "description": "Stable code: validation_error, not_found, no_match, "
+            "multiple_matches, conflict, forbidden, …",
+        },
+        "message": {"type": "string", "description": "What went wrong and how to fix the call."},
+        "fields": {"description": "validation_error: the messages per argument."},
+        "suggestion": {"description": "no_match / multiple_matches: what to try next."},
+        "matches": {"description": "multiple_matches: every match with its line and context."},
+        "server_state": {"description": "conflict: the item as it is now."},
+        "existing_id": {"description": "url_conflict / name_conflict: the item holding it."},
+    },
+}
+
+
+def admitting_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """A lean output schema that also admits the error object (see the module docstring)."""
+    success = {k: v for k, v in schema.items() if k != "$schema"}
+    return {"$schema": DRAFT_07, "type": "object", "anyOf": [success, ERROR_SCHEMA]}
+
+
 def _nullable(node: dict[str, Any]) -> dict[str, Any]:
     """``anyOf: [{type: X, …}, {type: null}]`` -> ``{type: [X, "null"], …}``."""
     options = node.get("anyOf")
@@ -127,6 +160,7 @@ def finish() -> None:
             tool.annotations = hints
             tool.description = inspect.cleandoc(tool.description)  # docstring indentation
             if tool.fn_metadata.output_schema is not None:
-                tool.fn_metadata.output_schema = lean_schema(tool.fn_metadata.output_schema)
+                lean = lean_schema(tool.fn_metadata.output_schema)
+                tool.fn_metadata.output_schema = admitting_errors(lean)
         # tools/list in the order of SPEC §7 (reads, edits, creates; then the history tools).
         server._tool_manager._tools = {name: tools[name] for name in spec}

@@ -16,11 +16,17 @@ is serialised once for the text block and reused for ``structuredContent``.
 
 HTTP behaviour follows the SDK transport: 406 without ``application/json`` in Accept, 415 for a
 non-JSON body, 400 for unparsable JSON, an invalid message or an unsupported
-``MCP-Protocol-Version``, 202 for notifications, JSON-RPC errors with HTTP 200.
+``MCP-Protocol-Version``, 202 for notifications, JSON-RPC errors with HTTP 200 (``-32601`` for a
+method MCP does not define or this server does not offer).
+
+Scopes (SPEC §8.1): ``tools/list`` lists only the tools the caller's scopes allow
+(``TiddlyMCP.may_use``); calling another one is refused by ``TiddlyMCP.call_tool``.
 """
 
 from __future__ import annotations
 
+import json
+import typing
 from typing import Any
 
 import pydantic_core
@@ -30,10 +36,12 @@ from mcp import types
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import McpError
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
-from mcp_server.djangomcp import DjangoMCP, django_request_ctx
+from mcp_server.djangomcp import django_request_ctx
 from pydantic import ValidationError
 
 from mcp_bridge.results import JsonToolResult, logger
+from mcp_bridge.servers import TiddlyMCP, text_problems
+from tiddly.errors import ValidationFailed
 
 JSON = "application/json"
 PROTOCOL_HEADER = "MCP-Protocol-Version"
@@ -42,7 +50,7 @@ DEFAULT_PROTOCOL = "2025-03-26"  # what the SDK assumes when the header is absen
 _init_options: dict[int, InitializationOptions] = {}
 
 
-def handle(server: DjangoMCP, request: Any) -> HttpResponse:
+def handle(server: TiddlyMCP, request: Any) -> HttpResponse:
     """Answer one streamable-HTTP POST (``request`` is the authenticated DRF request)."""
     problem = _check_headers(request)
     if problem is not None:
@@ -78,7 +86,7 @@ def parsed_body(request: Any) -> Any:
     cached = getattr(request, "_mcp_body", None)
     if cached is None:
         try:
-            cached = (pydantic_core.from_json(request.body), None)
+            cached = (_from_json(request.body), None)
         except ValueError as exc:
             cached = (None, exc)
         request._mcp_body = cached
@@ -86,6 +94,19 @@ def parsed_body(request: Any) -> Any:
     if error is not None:
         raise error
     return value
+
+
+def _from_json(body: bytes) -> Any:
+    try:
+        return pydantic_core.from_json(body)
+    except ValueError:
+        # pydantic refuses "\ud800" (a lone surrogate), which is valid JSON: parse it with the
+        # standard library so the argument can be answered as a validation_error, as on REST.
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            pass
+        raise
 
 
 def _check_headers(request: Any) -> HttpResponse | None:
@@ -100,14 +121,24 @@ def _check_headers(request: Any) -> HttpResponse | None:
     return None
 
 
-async def _respond(server: DjangoMCP, request: Any, request_id: Any, raw: dict[str, Any]) -> bytes:
+async def _respond(server: TiddlyMCP, request: Any, request_id: Any, raw: dict[str, Any]) -> bytes:
     django_request_ctx.set(request)
+    if raw.get("method") not in CLIENT_METHODS:
+        return _error_bytes(request_id, types.METHOD_NOT_FOUND, "Method not found")
     try:
         client_request = types.ClientRequest.model_validate(raw).root
     except ValidationError:
         return _error_bytes(request_id, types.INVALID_PARAMS, "Invalid request parameters")
+    if not isinstance(client_request, types.CallToolRequest):
+        # Tools answer bad text themselves (an isError validation_error, servers.text_problems).
+        # NUL is fine here: prompt argument values are rendered, not stored (as on REST), and a
+        # name with NUL matches no prompt. A lone surrogate cannot even be encoded.
+        problems = text_problems(raw.get("params"), allow_nul=True)
+        if problems:
+            body = ValidationFailed(problems).body()
+            return _error_bytes(request_id, types.INVALID_PARAMS, body["message"], body)
     try:
-        result = await _dispatch(server, client_request)
+        result = await _dispatch(server, client_request, request.auth)
     except McpError as exc:
         return _error_bytes(request_id, exc.error.code, exc.error.message, exc.error.data)
     except Exception:
@@ -116,7 +147,7 @@ async def _respond(server: DjangoMCP, request: Any, request_id: Any, raw: dict[s
     return _result_bytes(request_id, result)
 
 
-async def _dispatch(server: DjangoMCP, request: Any) -> types.Result:
+async def _dispatch(server: TiddlyMCP, request: Any, principal: Any) -> types.Result:
     if isinstance(request, types.InitializeRequest):
         return _initialize(server, request.params)
     if isinstance(request, types.PingRequest):
@@ -127,10 +158,25 @@ async def _dispatch(server: DjangoMCP, request: Any) -> types.Result:
     result = await handler(request)
     if isinstance(result, types.ErrorData):  # pragma: no cover - handlers raise instead
         raise McpError(result)
+    if isinstance(result.root, types.ListToolsResult):
+        # Filtered per request, after the handler: the SDK caches the full list for call_tool.
+        tools = [t for t in result.root.tools if server.may_use(principal, t.annotations)]
+        return result.root.model_copy(update={"tools": tools})
     return result.root
 
 
-def _initialize(server: DjangoMCP, params: types.InitializeRequestParams) -> types.InitializeResult:
+def _client_methods() -> frozenset[str]:
+    """Every request method MCP defines for clients (from the SDK's ``ClientRequest`` union)."""
+    members = typing.get_args(types.ClientRequest.model_fields["root"].annotation)
+    return frozenset(
+        typing.get_args(member.model_fields["method"].annotation)[0] for member in members
+    )
+
+
+CLIENT_METHODS = _client_methods()
+
+
+def _initialize(server: TiddlyMCP, params: types.InitializeRequestParams) -> types.InitializeResult:
     options = _init_options.get(id(server))
     if options is None:
         options = _init_options[id(server)] = server._mcp_server.create_initialization_options()

@@ -17,6 +17,7 @@ from tiddly.errors import InvalidTemplate, NameConflict
 
 class Prompt(Item):
     type_name = "prompt"
+    scope_area = "prompts"
     metadata_fields = ("title", "description", "name", "arguments")
     extra_fields = ("name", "arguments")
     search_fields = ("title", "description", "content", "name")
@@ -24,7 +25,6 @@ class Prompt(Item):
     unique_field = "name"
     conflict_error = NameConflict
     name_field = "name"
-    scope_area = "prompts"
 
     name = models.CharField(max_length=100)
     arguments = models.JSONField(default=list, blank=True)

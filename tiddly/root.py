@@ -51,7 +51,7 @@ class ApiRootView(APIView):
 
     @extend_schema(
         summary="API root: links to every resource, the docs, the schema and the MCP servers",
-        responses={200: ApiRootOut, **errors()},
+        responses={200: ApiRootOut, **errors(scoped=False)},
         auth=[],
         tags=["root"],
     )

@@ -23,10 +23,13 @@ _DESCRIPTIONS = {
 }
 
 
-def errors(*codes: int) -> dict[int, Any]:
+def errors(*codes: int, scoped: bool = True) -> dict[int, Any]:
+    """Error responses of an operation: ``codes`` plus 401, 429 and (``scoped``: the operation
+    needs a scope, SPEC §8.1) 403."""
+    common = (401, 403, 429) if scoped else (401, 429)
     return {
         code: OpenApiResponse(response=ErrorOut, description=_DESCRIPTIONS[code])
-        for code in (401, 429, *codes)
+        for code in sorted({*common, *codes})
     }
 
 

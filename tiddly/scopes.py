@@ -4,6 +4,13 @@ Four scopes, ``<area>:read`` and ``<area>:write`` for the areas ``content`` (boo
 their tags, links and history) and ``prompts``. Sessions hold all four. The enforcement
 primitives are ``HasScope`` (a DRF permission reading the view's ``scope_area``) and
 ``require_scope`` (for MCP tools, which get the principal from ``request.auth``).
+
+Every REST view states its rule (a test walks the URL map and fails on one that does not):
+- ``scope_area = "content"`` / ``"prompts"``: a read (GET, HEAD, OPTIONS, or an action declared
+  ``scope_access="read"``) needs ``<area>:read``, anything else ``<area>:write``;
+- ``scope_area = ANY_AREA``: a cross-area view (``/api/content/``, ``/api/tags/``) needs the
+  access in at least one area and narrows itself to those areas (``readable_areas``);
+- its own ``permission_classes`` (the public API root and docs, the session-only tokens API).
 """
 
 from __future__ import annotations
@@ -24,10 +31,8 @@ DESCRIPTIONS = {
     "prompts:write": "Create and change your prompt templates",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-# What a view spanning both areas (export, import) declares as its ``scope_area``: ``HasScope``
-# lets in a caller holding the method's scope in at least one area, and the view checks each
-# area it actually reads or writes (``readable_areas``, ``require_scope``).
-EACH_AREA = "each"
+ANY_AREA = "any"
+Access = Literal["read", "write"]
 
 
 def parse_scopes(value: str | Iterable[str] | None) -> frozenset[str]:
@@ -48,8 +53,12 @@ def scope_string(names: Iterable[str]) -> str:
     return " ".join(s for s in ALL_SCOPES if s in chosen)
 
 
+def access_for(method: str) -> Access:
+    return "read" if method.upper() in SAFE_METHODS else "write"
+
+
 def scope_for(area: Area, method: str) -> str:
-    return f"{area}:read" if method.upper() in SAFE_METHODS else f"{area}:write"
+    return f"{area}:{access_for(method)}"
 
 
 def scopes_of(principal: Any) -> frozenset[str]:
@@ -61,39 +70,63 @@ def scopes_of(principal: Any) -> frozenset[str]:
 
 def readable_areas(principal: Any) -> list[Area]:
     """The areas a caller may read, for cross-area lists (``/api/content/``, ``/api/tags/``)."""
+    return areas_with(principal, "read")
+
+
+def writable_areas(principal: Any) -> list[Area]:
+    """The areas a caller may change (a revert by token touches only those)."""
+    return areas_with(principal, "write")
+
+
+def areas_with(principal: Any, access: Access) -> list[Area]:
     held = scopes_of(principal)
-    return [area for area in AREAS if f"{area}:read" in held]
+    return [area for area in AREAS if f"{area}:{access}" in held]
 
 
 def require_scope(principal: Any, scope: str) -> None:
     """Raise ``Forbidden`` (403 ``forbidden`` on REST, ``isError`` in MCP) naming ``scope``."""
+    require_scopes(principal, [scope])
+
+
+def require_scopes(principal: Any, scopes: Iterable[str]) -> None:
+    """Raise ``Forbidden`` naming every one of ``scopes`` the caller lacks."""
     # Imported here: tiddly.errors imports DRF's views, which load the auth classes, which
     # import this module.
     from tiddly.errors import Forbidden
 
-    if scope not in scopes_of(principal):
-        raise Forbidden(missing_scope_message([scope]))
+    held = scopes_of(principal)
+    missing = [scope for scope in scopes if scope not in held]
+    if missing:
+        raise Forbidden(missing_scope_message(missing))
 
 
 def missing_scope_message(scopes: list[str], *, any_of: bool = False) -> str:
-    names = ", ".join(f"'{s}'" for s in scopes)
-    flags = " ".join(f"--scope {s}" for s in scopes)
-    if any_of:
-        lacks, flags = f"every one of the {names} scopes", f"--scope {scopes[0]}"
-    else:
-        lacks = f"the {names} scope{'s' if len(scopes) > 1 else ''}"
+    names = (" or " if any_of else ", ").join(f"'{s}'" for s in scopes)
+    plural = "s" if len(scopes) > 1 and not any_of else ""
+    flags = " ".join(f"--scope {s}" for s in scopes[: 1 if any_of else None])
     return (
-        f"This token lacks {lacks}. Use a token created with it (admin, /api/tokens/ or "
-        f"`manage.py create_token {flags}`) or, for OAuth, reconnect and approve it."
+        f"This token lacks the {names} scope{plural}. Use a token created with it (admin, "
+        f"/api/tokens/ or `manage.py create_token {flags}`) or, for OAuth, reconnect and "
+        "approve it."
     )
 
 
-class HasScope(permissions.BasePermission):
-    """A read needs the view's ``<area>:read`` scope, any other method ``<area>:write``.
+def required_scopes(view: Any, method: str) -> tuple[list[str], bool]:
+    """What a request needs under ``HasScope``: (scopes, whether any one of them suffices)."""
+    area = getattr(view, "scope_area", None)
+    access: Access = getattr(view, "scope_access", None) or access_for(method)
+    if area is None:
+        return list(ALL_SCOPES), False
+    if area == ANY_AREA:
+        return [f"{a}:{access}" for a in AREAS], True
+    return [f"{area}:{access}"], False
 
-    The view declares ``scope_area = "content"`` or ``"prompts"`` (or ``EACH_AREA``, see
-    there). A view that declares none
-    (cross-area views, views not yet walked) is open only to callers holding every scope, so a
+
+class HasScope(permissions.BasePermission):
+    """A read needs the view's ``<area>:read`` scope, any other request ``<area>:write``.
+
+    The rules are in the module docstring. A view that declares no area (none should; the
+    route-walking test fails on one) is open only to callers holding every scope, so a
     restricted token is refused rather than let through where nobody decided.
     """
 
@@ -101,16 +134,10 @@ class HasScope(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         held = scopes_of(getattr(request, "auth", None))
-        area = getattr(view, "scope_area", None)
-        if area == EACH_AREA:
-            wanted = [scope_for(a, request.method or "GET") for a in AREAS]
-            if held.isdisjoint(wanted):
-                self.message = missing_scope_message(wanted, any_of=True)
-                return False
+        needed, any_of = required_scopes(view, request.method or "GET")
+        granted = [scope for scope in needed if scope in held]
+        if granted if any_of else len(granted) == len(needed):
             return True
-        needed = [scope_for(area, request.method or "GET")] if area else list(ALL_SCOPES)
-        missing = [scope for scope in needed if scope not in held]
-        if missing:
-            self.message = missing_scope_message(missing)
-            return False
-        return True
+        missing = needed if any_of else [scope for scope in needed if scope not in held]
+        self.message = missing_scope_message(missing, any_of=any_of)
+        return False

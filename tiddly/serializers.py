@@ -48,6 +48,27 @@ class NoSurrogates(ProhibitSurrogateCharactersValidator):
             raise DjangoValidationError(message, code=self.code)
 
 
+def text_problem(value: str, *, allow_nul: bool = False) -> str | None:
+    """Why ``value`` cannot be stored or queried as text (NUL, a lone surrogate), or ``None``.
+
+    The same messages as the REST fields', for callers that validate outside a serializer (MCP).
+    """
+    if not allow_nul and "\x00" in value:
+        return "Null characters are not allowed."
+    if not value.isascii():
+        found = _SURROGATE.search(value)
+        if found:
+            return f"Surrogate characters are not allowed: U+{ord(found.group()):X}."
+    return None
+
+
+def printable(value: str) -> str:
+    """``value`` safe to put in a JSON answer: lone surrogates escaped as ``\\udXXX``."""
+    if value.isascii() or not _SURROGATE.search(value):
+        return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class StringField(serializers.CharField):
     """A CharField that wants a JSON string: DRF's would turn 42 or 1e30 into "42"/"1e+30"."""
 

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from content import item_types, saved_filters
 from content.models import SortKey, SortOrder
 from tiddly.schema import errors
+from tiddly.scopes import ANY_AREA
 from tiddly.serializers import StrictSerializer, StringField, validated
 
 
@@ -94,6 +95,9 @@ class FilterOut(serializers.Serializer):
     destroy=extend_schema(summary="Delete a saved filter", responses={204: None, **errors(404)}),
 )
 class FilterViewSet(viewsets.GenericViewSet):
+    # Filters name item types of both areas: reading needs one area's read scope, changing
+    # one needs one area's write scope.
+    scope_area = ANY_AREA
     serializer_class = FilterWrite  # for the browsable API's form
     lookup_value_regex = "[^/]+"
 

@@ -94,6 +94,7 @@ class LinkOut(serializers.Serializer):
     ),
 )
 class RelationshipViewSet(viewsets.GenericViewSet):
+    scope_area = "content"  # links are content (SPEC §8.1), whatever the types of their ends
     serializer_class = LinkCreate  # for the browsable API's form
     lookup_value_regex = "[^/]+"
 

@@ -8,9 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from content import revert
+from content import item_types, revert
 from content.api.common import actor_for, owner_of
 from tiddly.schema import errors
+from tiddly.scopes import ANY_AREA, writable_areas
 from tiddly.serializers import StrictSerializer, StringField, validated
 
 
@@ -63,6 +64,8 @@ DESCRIPTION = (
 
 class RevertView(APIView):
     serializer_class = RevertSerializer  # the browsable API's form
+    # A caller with the write scope of one area reverts only that area's items.
+    scope_area = ANY_AREA
 
     @extend_schema(
         summary="Revert everything an API token changed since a time",
@@ -79,5 +82,6 @@ class RevertView(APIView):
             since=data["since"],
             force=data["force"],
             actor=actor_for(request),
+            types=item_types.types_in(writable_areas(request.auth)),
         )
         return Response(report.data())

@@ -35,6 +35,7 @@ from content.editing import Edit
 from content.models import Bookmark, Item, Note, Tag
 from content.reads import ItemRef
 from tiddly.schema import errors
+from tiddly.scopes import ANY_AREA, AREAS, readable_areas, require_scopes
 from tiddly.serializers import validated
 
 SEARCH_DESCRIPTION = (
@@ -137,7 +138,9 @@ def item_schema(
 class ItemViewSet(HistoryActions):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
-    scope_area = "content"  # tiddly.scopes.HasScope: content:read / content:write
+    scope_area: str = "content"  # tiddly.scopes.HasScope: content:read / content:write
+    # Set per action (``@action(scope_access="read")``) where a POST only reads: recording use.
+    scope_access: str | None = None
 
     model: ClassVar[type[Item]]
     create_serializer: ClassVar[type[serializers.Serializer]]
@@ -220,7 +223,7 @@ class ItemViewSet(HistoryActions):
         )
         return item_response(item, request)
 
-    @action(detail=True, methods=["post"], url_path="track-usage")
+    @action(detail=True, methods=["post"], url_path="track-usage", scope_access="read")
     def track_usage(self, request: Request, pk: str) -> Response:
         validated(s.NoBodySerializer, request.data)
         services.track_usage(owner=owner_of(request), ref=self.ref())
@@ -277,7 +280,9 @@ class BookmarkViewSet(ItemViewSet):
 
 
 class ContentViewSet(viewsets.GenericViewSet):
-    """One list over bookmarks, notes and prompts."""
+    """One list over bookmarks, notes and prompts: those of the areas the caller may read."""
+
+    scope_area = ANY_AREA
 
     @extend_schema(
         summary="List bookmarks, notes and prompts together",
@@ -290,7 +295,9 @@ class ContentViewSet(viewsets.GenericViewSet):
     def list(self, request: Request) -> Response:
         data = validated(s.ContentListQuerySerializer, request.query_params)
         params = reads.list_params(owner_of(request), data)
-        types = list(dict.fromkeys(data.get("type") or item_types.type_names()))
+        readable = item_types.types_in(readable_areas(request.auth))
+        types = list(dict.fromkeys(data.get("type") or readable))
+        require_scopes(request.auth, scopes_to_read(types))
         total, items = queries.list_content(owner_of(request), types, params)
         listed = [representation.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
@@ -312,6 +319,11 @@ class ContentViewSet(viewsets.GenericViewSet):
     ),
 )
 class TagViewSet(viewsets.GenericViewSet):
+    """Tags are shared by every area: counts cover the areas the caller may read, and renaming
+    or deleting a tag needs the write scope of every area whose items carry it (it changes
+    them all)."""
+
+    scope_area = ANY_AREA
     serializer_class = s.TagRenameSerializer  # for the browsable API's form
     lookup_field = "name"
     lookup_value_regex = "[^/]+"
@@ -321,21 +333,37 @@ class TagViewSet(viewsets.GenericViewSet):
 
     def list(self, request: Request) -> Response:
         include = validated(s.TagListQuerySerializer, request.query_params)["include_inactive"]
-        return Response(queries.tag_counts(owner_of(request), include_inactive=include))
+        return Response(_tag_counts(request, include_inactive=include))
 
     def partial_update(self, request: Request, name: str) -> Response:
-        data = validated(s.TagRenameSerializer, request.data)
         with transaction.atomic():
+            _require_tag_write(request, name)
+            data = validated(s.TagRenameSerializer, request.data)
             tag = services.rename_tag(owner=owner_of(request), name=name, new_name=data["name"])
-            counts = {
-                t["name"]: t["count"]
-                for t in queries.tag_counts(owner_of(request), include_inactive=True)
-            }
+            counts = {t["name"]: t["count"] for t in _tag_counts(request, include_inactive=True)}
         return Response({"name": tag.name, "count": counts.get(tag.name, 0)})
 
     def destroy(self, request: Request, name: str) -> Response:
-        services.delete_tag(owner=owner_of(request), name=name)
+        with transaction.atomic():
+            _require_tag_write(request, name)
+            services.delete_tag(owner=owner_of(request), name=name)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _tag_counts(request: Request, *, include_inactive: bool) -> list[dict[str, Any]]:
+    types = item_types.types_in(readable_areas(request.auth))
+    return queries.tag_counts(owner_of(request), include_inactive=include_inactive, types=types)
+
+
+def _require_tag_write(request: Request, name: str) -> None:
+    used_by = queries.tag_types(owner_of(request), name)
+    areas = {item_types.model_for(t).scope_area for t in used_by}
+    require_scopes(request.auth, [f"{area}:write" for area in AREAS if area in areas])
+
+
+def scopes_to_read(types: list[str]) -> list[str]:
+    areas = {item_types.model_for(t).scope_area for t in types}
+    return [f"{area}:read" for area in AREAS if area in areas]
 
 
 __all__ = [

@@ -4,7 +4,7 @@ Thin views as elsewhere: validate the query/form with a serializer, call the use
 response. Errors are the domain exceptions the one exception handler turns into SPEC §3.4 bodies;
 authentication, the per-user read/write throttles and the 401/429 answers are DRF's defaults.
 
-Scopes (SPEC §8.1): both views span the areas, so they declare ``scope_area = EACH_AREA`` and
+Scopes (SPEC §8.1): both views span the areas, so they declare ``scope_area = ANY_AREA`` and
 check the areas they touch: an export reads only types whose ``<area>:read`` the caller holds
 (asking for another type is 403; the default leaves unreadable types out), an import writes
 only types whose ``<area>:write`` it holds (an entry of another type is 403, nothing saved).
@@ -39,7 +39,7 @@ from content.models import ItemState
 from content.portability import exporter, importer, streaming
 from tiddly.errors import FieldLimitExceeded
 from tiddly.schema import errors
-from tiddly.scopes import EACH_AREA, readable_areas, require_scope, scope_for
+from tiddly.scopes import ANY_AREA, readable_areas, require_scope, scope_for
 from tiddly.serializers import ErrorOut
 
 # Room for the multipart envelope around the file when checking Content-Length up front.
@@ -152,7 +152,7 @@ INVALID_IMPORT = OpenApiResponse(
 
 
 class ExportView(APIView):
-    scope_area = EACH_AREA  # each exported type's <area>:read, checked in get()
+    scope_area = ANY_AREA  # each exported type's <area>:read, checked in get()
     content_negotiation_class = IgnoreFormatParameter
 
     @extend_schema(
@@ -201,7 +201,7 @@ def _readable_types(request: Request, format: str, asked: list[str] | None) -> l
 
 
 class ImportView(APIView):
-    scope_area = EACH_AREA  # each imported type's <area>:write, checked by the importer
+    scope_area = ANY_AREA  # each imported type's <area>:write, checked by the importer
     parser_classes = [MultiPartParser, FormParser]
     content_negotiation_class = IgnoreFormatParameter
 

@@ -313,5 +313,5 @@ def test_a_read_only_token_cannot_import(owner: Any) -> None:
     reader = scoped_client(owner, "content:read", "prompts:read")
     response = upload(reader, fixture("chrome.html"))
     assert response.status_code == 403
-    assert "every one of the 'content:write', 'prompts:write' scopes" in response.json()["message"]
+    assert "the 'content:write' or 'prompts:write' scope" in response.json()["message"]
     assert Bookmark.objects.count() == 0

@@ -258,3 +258,34 @@ def test_admin_action_refuses_changes_made_without_a_token(
     )
 
     assert any("one API token" in t for t in texts(response))
+
+
+def test_a_revert_with_only_the_content_write_scope_leaves_prompts_alone(owner: Any) -> None:
+    agent, _ = ApiToken.issue(owner=owner, name="agent")
+    acting = Actor(source="api", token_prefix=agent.prefix)
+    start = timezone.now() - timedelta(seconds=1)
+    prompt = services.create_item(
+        owner=owner, model=Prompt, data={"name": "p", "content": "A"}, actor=Actor()
+    )
+    note = services.create_item(owner=owner, model=Note, data={"title": "n"}, actor=Actor())
+    services.update_item(
+        owner=owner, ref=ItemRef(Prompt, pk=prompt.pk), data={"content": "B"}, actor=acting
+    )
+    services.update_item(
+        owner=owner, ref=ItemRef(Note, pk=note.pk), data={"title": "changed"}, actor=acting
+    )
+    _, plaintext = ApiToken.issue(owner=owner, name="content only", scopes="content:write")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+
+    response = client.post(
+        "/api/history/revert/",
+        {"token_prefix": agent.prefix, "since": start.isoformat()},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    assert [r["id"] for r in response.json()["reverted"]] == [str(note.pk)]
+    prompt.refresh_from_db()
+    note.refresh_from_db()
+    assert (prompt.content, note.title) == ("B", "n")

@@ -104,7 +104,7 @@ class PromptViewSet(ItemViewSet):
         request=s.RenderSerializer,
         responses={200: s.RenderOut, **errors(400, 404)},
     )
-    @action(detail=True, methods=["post"])
+    @action(detail=True, methods=["post"], scope_access="read")
     def render(self, request: Request, pk: str) -> Response:
         data = validated(s.RenderSerializer, request.data)
         prompt = self.load()

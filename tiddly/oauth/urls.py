@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from django.urls import include, path
-from oauth2_provider import views as dot
 
 from tiddly.oauth import views
 from tiddly.oauth.resources import MCP_SCOPES, WELL_KNOWN_RESOURCE
 
 oauth_patterns = [
     path("authorize", views.AuthorizeView.as_view(), name="authorize"),
-    path("token", dot.TokenView.as_view(), name="token"),
-    path("revoke", dot.RevokeTokenView.as_view(), name="revoke-token"),
+    path("token", views.TokenView.as_view(), name="token"),
+    path("revoke", views.RevokeTokenView.as_view(), name="revoke-token"),
     path("register", views.RegistrationView.as_view(), name="register"),
 ]
 

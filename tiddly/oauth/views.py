@@ -29,6 +29,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
+from oauth2_provider import views as dot_views
 from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauth2_provider.views import AuthorizationView
@@ -57,6 +58,55 @@ def _json(data: dict[str, Any], status: int = 200, **headers: str) -> JsonRespon
     for name, value in headers.items():
         response[name.replace("_", "-")] = value
     return response
+
+
+# --- token, revocation and authorization endpoints ----------------------------------------------
+
+
+class RefuseNul:
+    """A parameter with a NUL byte is an RFC 6749 ``invalid_request`` before the toolkit looks it
+    up: PostgreSQL cannot even be queried with one (psycopg raises, which was a 500)."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        params = [*request.GET.lists(), *(request.POST.lists() if request.method == "POST" else [])]
+        if any("\x00" in key or any("\x00" in v for v in values) for key, values in params):
+            return _json(
+                {
+                    "error": "invalid_request",
+                    "error_description": "Request parameters must not contain NUL bytes.",
+                },
+                status=400,
+                **{"Cache-Control": "no-store"},
+            )
+        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class RevokeTokenView(RefuseNul, dot_views.RevokeTokenView):
+    pass
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class TokenView(RefuseNul, dot_views.TokenView):
+    """The toolkit's token endpoint, answering only the grants Tiddly offers (RFC 8414 metadata).
+
+    The toolkit's endpoint also dispatches device-code and other grants; a device-code request
+    without a ``device_code`` raised a KeyError (a 500). Anything else is the RFC 6749 §5.2
+    ``unsupported_grant_type`` before the toolkit sees it.
+    """
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.POST.get("grant_type") not in GRANT_TYPES:
+            return _json(
+                {
+                    "error": "unsupported_grant_type",
+                    "error_description": "This server issues tokens for the grant types "
+                    f"{', '.join(GRANT_TYPES)} only.",
+                },
+                status=400,
+                **{"Cache-Control": "no-store"},
+            )
+        return super().post(request, *args, **kwargs)
 
 
 # --- discovery ----------------------------------------------------------------------------------
@@ -318,7 +368,7 @@ def _invalid_target(uri: str, redirect_uri: str, state: str | None) -> OAuthTool
     )
 
 
-class AuthorizeView(AuthorizationView):
+class AuthorizeView(RefuseNul, AuthorizationView):
     """The toolkit's authorization endpoint with Tiddly's consent page and resource check."""
 
     template_name = "tiddly_oauth/authorize.html"

@@ -13,7 +13,7 @@ from content.tests.helpers import assert_error
 from tiddly.auth import SESSION, Principal
 from tiddly.errors import Forbidden
 from tiddly.models import ApiToken
-from tiddly.scopes import ALL_SCOPES, readable_areas, require_scope
+from tiddly.scopes import readable_areas, require_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -44,11 +44,6 @@ def test_a_write_only_token_cannot_read(owner: Any) -> None:
     api = client_with(owner, "content:write")
     assert api.post("/api/notes/", {"title": "x"}, format="json").status_code == 201
     assert_error(api.get("/api/notes/"), 403, "forbidden")
-
-
-def test_views_without_a_declared_area_need_every_scope(owner: Any) -> None:
-    assert_error(client_with(owner, "content:read").get("/api/tags/"), 403, "forbidden")
-    assert client_with(owner, *ALL_SCOPES).get("/api/tags/").status_code == 200
 
 
 def test_sessions_have_every_scope(session_api: Any) -> None:
