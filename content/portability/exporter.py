@@ -12,8 +12,8 @@ from typing import Any, cast
 from django.db.models import Q
 from django.utils import timezone
 
-from content import item_types
-from content.models import Bookmark, Item, ItemState, state_q
+from content import item_types, relationships, saved_filters
+from content.models import Bookmark, Item, ItemState, Relationship, state_q
 from content.portability.markdown import write_markdown_zip
 from content.portability.netscape import NetscapeBookmark, write_netscape
 from content.portability.tiddly_json import write_tiddly_json
@@ -78,12 +78,34 @@ def export_items(
     items = _items(owner, chosen, list(views or DEFAULT_VIEWS), ids, progress)
     now = timezone.now()
     writers: dict[str, Callable[[], Iterable[str | bytes]]] = {
-        "json": lambda: write_tiddly_json(items, exported_at=now),
+        "json": lambda: write_tiddly_json(
+            items,
+            exported_at=now,
+            filters=_filters(owner, chosen) if ids is None else (),
+            relationships=_links(owner, chosen, ids),
+        ),
         "netscape": lambda: write_netscape(cast(Iterator[NetscapeBookmark], items)),
         "markdown": lambda: write_markdown_zip(items),
     }
     name = f"tiddly-export-{now:%Y%m%d-%H%M%S}.{EXTENSIONS[format]}"
     return ExportFile(name, CONTENT_TYPES[format], _buffered(writers[format]()))
+
+
+def _filters(owner: Owner, types: list[str]) -> Iterator[dict[str, Any]]:
+    """The owner's saved filters that show any exported type, in their REST shape."""
+    for saved in saved_filters.filters_for_types(owner, types):
+        yield saved_filters.filter_data(saved)
+
+
+def _links(owner: Owner, types: list[str], ids: Collection[Any] | None) -> Iterator[dict[str, Any]]:
+    """Links whose two ends are of exported types (and, for a selection, selected items)."""
+    links = Relationship.objects.filter(
+        owner=owner, source_type__in=types, target_type__in=types
+    ).order_by("created_at", "id")
+    if ids is not None:
+        links = links.filter(source_id__in=ids, target_id__in=ids)
+    for link in links.iterator(chunk_size=CHUNK_SIZE):
+        yield relationships.link_data(link)
 
 
 def count_items(

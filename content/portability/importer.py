@@ -43,16 +43,17 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from content import bulk, history, item_types, rules, services
+from content import bulk, history, item_types, relationships, rules, saved_filters, services
 from content.history import Actor
 from content.models import Bookmark, Item, Tag
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.records import ImportRecord, ImportSkip
-from content.portability.tiddly_json import read_tiddly_json
+from content.portability.tiddly_json import TiddlyDocument, read_tiddly_json
 from content.reads import ItemRef, Owner
+from content.relationships import End
 from tiddly.errors import FieldLimitExceeded, TiddlyError
-from tiddly.scopes import require_scope, scope_for
+from tiddly.scopes import require_scope, scope_for, writable_areas
 
 FORMATS = ("json", "netscape")
 CONFLICT_CHOICES = ("skip", "update")
@@ -81,6 +82,7 @@ class ImportConflict(TiddlyError):
 
 
 def _counts() -> dict[str, int]:
+    """Per item type; ``filter`` and ``relationship`` join when the file carries any."""
     return dict.fromkeys(item_types.type_names(), 0)
 
 
@@ -135,10 +137,14 @@ def import_items(
         raise rules.invalid("format", "Choose 'json' or 'netscape', or leave it out to detect.")
     report = ImportReport()
     importer = _Importer(owner, on_conflict, actor or Actor(source="import"), principal, report)
+    documents: list[TiddlyDocument] = []
     with transaction.atomic():
-        for record in _records(kind, chain([first], chunks), report):
+        for record in _records(kind, chain([first], chunks), report, documents):
             importer.add(record)
         importer.flush()
+        for document in documents:
+            importer.add_filters(document.filters)
+            importer.add_relationships(document.relationships)
     report.skipped.sort(key=lambda skip: skip.index)
     return report
 
@@ -170,11 +176,14 @@ def _limited(chunks: Iterable[bytes], limit: int, progress: Progress | None) -> 
 
 
 def _records(
-    kind: str, chunks: Iterable[bytes], report: ImportReport
+    kind: str, chunks: Iterable[bytes], report: ImportReport, documents: list[TiddlyDocument]
 ) -> Iterator[ImportRecord | ImportSkip]:
+    """The file's item entries; a Tiddly JSON document is also appended to ``documents`` (its
+    filters and relationships are imported after the items)."""
     if kind == "json":
         own_fields = {name: model.extra_fields for name, model in item_types.registry().items()}
         document = read_tiddly_json(b"".join(chunks), type_fields=own_fields)
+        documents.append(document)
         report.errors.extend(document.warnings)
         yield from document.records()
         return
@@ -286,6 +295,8 @@ class _Importer:
         self.pending: list[_Prepared] = []
         self.tag_ids: dict[str, Any] = {}
         self.allowed: set[str] = set()
+        # The file's item ids -> (type, id here): the ends of the file's relationships.
+        self.ids: dict[str, tuple[str, Any]] = {}
 
     def add(self, record: ImportRecord | ImportSkip) -> None:
         if isinstance(record, ImportSkip):
@@ -320,6 +331,7 @@ class _Importer:
                 creates.append(prepared)
             elif self.on_conflict == "skip":
                 item = prepared.item
+                self._remember(prepared, match)
                 self._skip(
                     prepared.record,
                     f"A {item.type_name} with this {item.unique_field} already exists (id "
@@ -328,6 +340,67 @@ class _Importer:
             else:
                 self._update(prepared, match)
         self._create(creates)
+
+    def _remember(self, prepared: _Prepared, pk: Any) -> None:
+        if prepared.record.source_id is not None:
+            self.ids[prepared.record.source_id] = (prepared.item.type_name, pk)
+
+    def add_filters(self, entries: list[Any]) -> None:
+        """The file's saved filters, through the filter service; a bad or taken one is reported
+        in ``errors`` and the rest go on (as a bad item entry is skipped)."""
+        fields = ("name", "content_types", "expression", "default_sort_by", "default_sort_order")
+        if entries:
+            self.report.created.setdefault("filter", 0)
+        for index, raw in enumerate(entries):
+            name = raw.get("name") if isinstance(raw, dict) else None
+            try:
+                if not isinstance(raw, dict):
+                    raise rules.invalid("filters", "A filter must be an object.")
+                if not writable_areas(self.principal):  # a filter spans areas: one will do
+                    require_scope(self.principal, "content:write")
+                with transaction.atomic():
+                    saved_filters.create_filter(
+                        owner=self.owner, data={k: raw[k] for k in fields if k in raw}
+                    )
+            except TiddlyError as exc:
+                self.report.errors.append(
+                    f"Filter {index} ({name!r}) was not imported: {exc.message}"
+                )
+                continue
+            self.report.created["filter"] += 1
+
+    def add_relationships(self, entries: list[Any]) -> None:
+        """The file's links between its items: each end is mapped to the item the import
+        created (or kept, or updated) for that file id; a link whose end is not among them is
+        reported in ``errors``."""
+        if entries:
+            self.report.created.setdefault("relationship", 0)
+        for index, raw in enumerate(entries):
+            try:
+                if not isinstance(raw, dict):
+                    raise rules.invalid("relationships", "A relationship must be an object.")
+                source, target = (self._end(raw, side) for side in ("source", "target"))
+                require_scope(self.principal, scope_for("content", "POST"))
+                with transaction.atomic():
+                    _, created = relationships.create_link(
+                        owner=self.owner,
+                        source=source,
+                        target=target,
+                        description=raw.get("description"),
+                        actor=self.actor,
+                    )
+            except TiddlyError as exc:
+                self.report.errors.append(f"Relationship {index} was not imported: {exc.message}")
+                continue
+            self.report.created["relationship"] += int(created)
+
+    def _end(self, raw: dict[str, Any], side: str) -> End:
+        found = self.ids.get(str(raw.get(f"{side}_id")))
+        if found is None:
+            raise rules.invalid(
+                f"{side}_id", f"Its {side} ({raw.get(f'{side}_id')!r}) is not an item of this file."
+            )
+        return End(found[0], found[1])
 
     def _check_scope(self, model: type[Item]) -> None:
         """The caller must hold the write scope of every type the file holds (once per type)."""
@@ -413,6 +486,7 @@ class _Importer:
         except TiddlyError as exc:
             self._skip(record, exc.message)
             return
+        self._remember(prepared, pk)
         self.report.updated[item.type_name] += 1
 
     def _create(self, creates: list[_Prepared]) -> None:
@@ -438,6 +512,8 @@ class _Importer:
         """
         items = [p.item for p in group]
         bulk.insert_objects(model, items)
+        for prepared in group:
+            self._remember(prepared, prepared.item.pk)
         relation = model.tags.field
         columns = (relation.m2m_column_name(), relation.m2m_reverse_name())
         links = ((p.item.pk, self.tag_ids[name]) for p in group for name in p.tags)

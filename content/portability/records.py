@@ -34,6 +34,8 @@ class ImportRecord:
     lenient: bool = False
     # Fields the file actually carries (an update only overwrites these).
     present: frozenset[str] = frozenset()
+    # The item's id in the file (Tiddly JSON): relationships in the same file name their ends by it.
+    source_id: str | None = None
 
     @property
     def url(self) -> str | None:

@@ -4,13 +4,15 @@
      "items": [{"type", "id", "title", "description", "content", "tags", "url"?, "name"?,
                 "arguments"?, "created_at", "updated_at", "last_used_at", "archived_at",
                 "deleted_at"}, …],
-     "filters": [], "relationships": []}
+     "filters": [{id, name, content_types, expression, default_sort_by, default_sort_order,
+                  created_at, updated_at}, …],
+     "relationships": [{id, source_type, source_id, target_type, target_id, description,
+                        created_at}, …]}
 
 Dates are ISO 8601 in UTC (``Z``) or null; each item also carries its type's own fields (the
-model's ``extra_fields``: ``url`` on bookmarks, ``name`` and ``arguments`` on prompts). ``filters`` and ``relationships`` (SPEC §11/§12) do not exist in
-this version of Tiddly yet: the writer emits empty lists, and the reader accepts them and ignores
-their entries with a warning in the import's ``errors`` — the format already has their place, so
-files written later stay readable.
+model's ``extra_fields``: ``url`` on bookmarks, ``name`` and ``arguments`` on prompts).
+``filters`` and ``relationships`` are in their REST shapes (SPEC §11/§12); a relationship's ends
+name items of the same file by their ``id``, which the importer maps to the items it creates.
 
 Reading takes the known types and their own fields (``type_fields``) from the caller, so this
 module knows no item type. Structural problems (not JSON, not an object, wrong ``format``, unsupported ``version``,
@@ -63,8 +65,14 @@ def item_record(item: Any) -> dict[str, Any]:
     return data
 
 
-def write_tiddly_json(items: Iterable[Any], *, exported_at: datetime) -> Iterator[str]:
-    """The document as ``str`` chunks: one per item, so memory stays flat whatever the count."""
+def write_tiddly_json(
+    items: Iterable[Any],
+    *,
+    exported_at: datetime,
+    filters: Iterable[dict[str, Any]] = (),
+    relationships: Iterable[dict[str, Any]] = (),
+) -> Iterator[str]:
+    """The document as ``str`` chunks: one per entry, so memory stays flat whatever the count."""
     yield (
         f'{{"format": "{FORMAT}", "version": {VERSION}, '
         f'"exported_at": "{iso(exported_at)}", "items": ['
@@ -73,7 +81,13 @@ def write_tiddly_json(items: Iterable[Any], *, exported_at: datetime) -> Iterato
     for item in items:
         yield separator + json.dumps(item_record(item), ensure_ascii=False)
         separator = ",\n"
-    yield '\n], "filters": [], "relationships": []}\n'
+    for name, entries in (("filters", filters), ("relationships", relationships)):
+        yield f'\n], "{name}": ['
+        separator = "\n"
+        for entry in entries:
+            yield separator + json.dumps(entry, ensure_ascii=False)
+            separator = ",\n"
+    yield "\n]}\n"
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -82,10 +96,19 @@ def write_tiddly_json(items: Iterable[Any], *, exported_at: datetime) -> Iterato
 class TiddlyDocument:
     """A parsed, structurally valid Tiddly JSON file; ``records()`` converts entry by entry."""
 
-    def __init__(self, items: list[Any], warnings: list[str], type_fields: TypeFields) -> None:
+    def __init__(
+        self,
+        items: list[Any],
+        warnings: list[str],
+        type_fields: TypeFields,
+        sections: dict[str, list[Any]] | None = None,
+    ) -> None:
         self._items = items
         self.warnings = warnings
         self._type_fields = type_fields
+        sections = sections or {}
+        self.filters: list[Any] = sections.get("filters", [])
+        self.relationships: list[Any] = sections.get("relationships", [])
 
     def __len__(self) -> int:
         return len(self._items)
@@ -138,17 +161,13 @@ def _validated(document: Any, type_fields: TypeFields) -> TiddlyDocument:
     items = document.get("items")
     if not isinstance(items, list):
         raise InvalidImport('"items" must be a list of items', path="$.items")
-    warnings = []
+    sections: dict[str, list[Any]] = {}
     for section in LATER_SECTIONS:
         value = document.get(section, [])
         if not isinstance(value, list):
             raise InvalidImport(f'"{section}" must be a list', path=f"$.{section}")
-        if value:
-            warnings.append(
-                f"The file has {len(value)} {section}; this server does not support {section} "
-                "yet, so they were not imported."
-            )
-    return TiddlyDocument(items, warnings, type_fields)
+        sections[section] = value
+    return TiddlyDocument(items, [], type_fields, sections)
 
 
 def entry_record(index: int, raw: Any, type_fields: TypeFields) -> ImportRecord | ImportSkip:
@@ -169,6 +188,7 @@ def entry_record(index: int, raw: Any, type_fields: TypeFields) -> ImportRecord 
         type=raw["type"],
         tags=list(raw.get("tags") or []),
         type_fields={name: raw[name] for name in own if name in raw},
+        source_id=raw["id"] if isinstance(raw.get("id"), str) else None,
         present=frozenset(raw),
         **values,
     )

@@ -11,8 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from content.models import Bookmark, Note
+from content import relationships, saved_filters
+from content.history import Actor
+from content.models import Bookmark, Note, Relationship, SavedFilter
 from content.portability.netscape import NetscapeEntry, parse_netscape
+from content.relationships import End
+from content.services import create_item
 from content.tests.factories import BookmarkFactory, NoteFactory, PromptFactory
 from content.tests.portability_support import download, scoped_client, upload
 from prompts.models import Prompt
@@ -237,3 +241,47 @@ def test_a_write_only_token_cannot_export(owner: Any) -> None:
     response = download(scoped_client(owner, "content:write", "prompts:write"))
     assert response.status_code == 403
     assert response.json()["error"] == "forbidden"
+
+
+def test_json_round_trip_carries_saved_filters_and_relationships(
+    api: Any, other_api: Any, owner: Any, other: Any
+) -> None:
+    note = create_item(
+        owner=owner, model=Note, data={"title": "n", "tags": ["work"]}, actor=Actor()
+    )
+    mark = create_item(
+        owner=owner, model=Bookmark, data={"url": "https://e.com/", "tags": ["work"]}, actor=Actor()
+    )
+    saved_filters.create_filter(
+        owner=owner,
+        data={
+            "name": "Work",
+            "content_types": ["note", "bookmark"],
+            "expression": {"groups": [{"tags": ["work"]}]},
+        },
+    )
+    relationships.create_link(
+        owner=owner,
+        source=End("note", note.pk),
+        target=End("bookmark", mark.pk),
+        description="about it",
+        actor=Actor(),
+    )
+    exported = download(api, format="json").body
+    document = json.loads(exported)
+    assert [f["name"] for f in document["filters"]] == ["Work"]
+    assert len(document["relationships"]) == 1
+
+    response = upload(other_api, exported, name="export.json")
+
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["created"]["filter"], body["created"]["relationship"]) == (1, 1)
+    assert body["errors"] == []
+    imported = SavedFilter.objects.get(owner=other)
+    assert (imported.name, imported.groups) == ("Work", [["work"]])
+    link = Relationship.objects.get(owner=other)
+    ends = {link.source_type, link.target_type}
+    assert ends == {"note", "bookmark"}
+    assert link.description == "about it"
+    assert Note.objects.get(owner=other).pk in (link.source_id, link.target_id)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from content.models import Bookmark, ItemVersion, Note, Tag
+from content.models import Bookmark, ItemVersion, Note, SavedFilter, Tag
 from content.tests.factories import BookmarkFactory, PromptFactory
 from content.tests.portability_support import fixture, scoped_client, upload
 from prompts.models import Prompt
@@ -209,7 +209,7 @@ def test_json_entries_with_problems_are_skipped_with_their_reason(api: Any, owne
     response = upload(api, _tiddly(items, filters=[{"id": "x"}]), name="export.json")
     assert response.status_code == 200
     body = response.json()
-    assert body["created"] == {"bookmark": 0, "note": 1, "prompt": 1}
+    assert body["created"] == {"bookmark": 0, "note": 1, "prompt": 1, "filter": 0}
     reasons = {s["index"]: s["reason"] for s in body["skipped"]}
     assert sorted(reasons) == [1, 2, 3, 4, 5, 6, 7, 9]
     assert "title is required" in reasons[1]
@@ -219,10 +219,10 @@ def test_json_entries_with_problems_are_skipped_with_their_reason(api: Any, owne
     assert "http" in reasons[6]
     assert "Invalid tag" in reasons[7]
     assert "Repeats the name of entry 8" in reasons[9]
-    assert body["errors"] == [
-        "The file has 1 filters; this server does not support filters yet, so they were not "
-        "imported."
-    ]
+    # The filter entry has no name or types: reported, and the items still import.
+    (error,) = body["errors"]
+    assert error.startswith("Filter 0 (None) was not imported: ")
+    assert not SavedFilter.objects.filter(owner=owner).exists()
     assert Note.objects.get(owner=owner).title == "Fine"
     assert Prompt.objects.get(owner=owner).arguments == [
         {"name": "who", "description": None, "required": False}
