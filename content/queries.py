@@ -21,10 +21,8 @@ from django.db.models import (
     FloatField,
     Func,
     IntegerField,
-    OuterRef,
     Q,
     QuerySet,
-    Subquery,
     TextField,
     Value,
 )
@@ -317,48 +315,47 @@ def tag_counts(
 
     ``types`` limits what is counted (a caller sees counts only over the areas it may read);
     tag names are the owner's shared vocabulary, listed with ``include_inactive`` whatever
-    carries them.
+    carries them. One UNION ALL of a grouped count per type (plus every tag name at 0 when
+    inactive tags are wanted): a correlated count per tag and type took seconds at 10 000 items
+    and 200 tags.
     """
-    now = timezone.now()
-    active = state_q(ItemState.ACTIVE, now)
+    active = state_q(ItemState.ACTIVE, timezone.now())
     counted = item_types.type_names() if types is None else types
-    counts = {
-        f"n_{name}": Coalesce(_active_count(item_types.model_for(name), active), 0)
-        for name in counted
-    }
-    rows = Tag.objects.filter(owner=owner).annotate(**counts).order_by("name")
-    result = []
-    for tag in rows:
-        total = sum(getattr(tag, key) for key in counts)
-        if total or include_inactive:
-            result.append({"name": tag.name, "count": total})
+    parts = [_active_tag_uses(owner, item_types.model_for(name), active) for name in counted]
+    if include_inactive or not parts:
+        parts.append(
+            Tag.objects.filter(owner=owner)
+            .annotate(n=Value(0, output_field=IntegerField()))
+            .values_list("name", "n")
+            .order_by()
+        )
+    union = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    totals: dict[str, int] = {}
+    for name, n in union:
+        totals[name] = totals.get(name, 0) + n
+    result: list[dict[str, Any]] = [
+        {"name": name, "count": n} for name, n in totals.items() if n or include_inactive
+    ]
     result.sort(key=lambda t: (-t["count"], t["name"]))
     return result
 
 
-def top_tags(owner: Any, types: list[str], limit: int) -> list[dict[str, Any]]:
-    """The ``limit`` tags carried by most active items of ``types``: one grouped count per type.
-
-    ``tag_counts`` answers for every tag with one correlated subquery per tag and type, which
-    costs seconds over 10 000 items and 200 tags; an overview needs only the top few.
-    """
-    active = state_q(ItemState.ACTIVE, timezone.now())
-    totals: dict[str, int] = {}
-    for type_name in types:
-        model = item_types.model_for(type_name)
-        item = str(model._meta.model_name)
-        rows = (
-            model.tags.through._default_manager.filter(
-                _prefix_q(active, item), **{f"{item}__owner": owner}
-            )
-            .values_list("tag__name")
-            .annotate(n=Count("*"))
-            .order_by()
+def _active_tag_uses(owner: Any, model: type[Item], active: Q) -> QuerySet:
+    """(tag name, active items of ``model`` carrying it) for the owner's tags in use."""
+    item = str(model._meta.model_name)
+    return (
+        model.tags.through._default_manager.filter(
+            _prefix_q(active, item), **{f"{item}__owner": owner}
         )
-        for name, n in rows:
-            totals[name] = totals.get(name, 0) + n
-    ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
-    return [{"name": name, "count": count} for name, count in ranked]
+        .values_list("tag__name")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+
+
+def top_tags(owner: Any, types: list[str], limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` tags carried by most active items of ``types``."""
+    return tag_counts(owner, include_inactive=False, types=types)[:limit]
 
 
 def tag_types(owner: Any, name: str) -> list[str]:
@@ -371,19 +368,6 @@ def tag_types(owner: Any, name: str) -> list[str]:
         if through.filter(tag__owner=owner, tag__name=name).exists():
             found.append(type_name)
     return found
-
-
-def _active_count(model: type[Item], active: Q) -> Subquery:
-    through = model.tags.through
-    links = (
-        through._default_manager.filter(tag_id=OuterRef("pk"))
-        .filter(_prefix_q(active, str(model._meta.model_name)))
-        .order_by()
-        .values("tag_id")
-        .annotate(c=Count("*"))
-        .values("c")[:1]
-    )
-    return Subquery(links, output_field=IntegerField())
 
 
 def _prefix_q(q: Q, prefix: str) -> Q:
