@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from rest_framework.test import APIClient
 
 from tiddly.models import ApiToken
@@ -78,4 +79,20 @@ def anon() -> APIClient:
 def session_api(owner: Any) -> APIClient:
     client = APIClient()
     client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def staff(owner: Any) -> Any:
+    """``owner`` with admin access (staff, not superuser: sees only their own items)."""
+    owner.is_staff = True
+    owner.save()
+    return owner
+
+
+@pytest.fixture
+def staff_client(staff: Any) -> Client:
+    """A browser-like client signed in to the admin as ``staff``."""
+    client = Client()
+    client.force_login(staff)
     return client

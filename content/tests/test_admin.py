@@ -95,24 +95,10 @@ def fresh(obj: Any) -> Any:
 
 
 @pytest.fixture
-def staff(owner: Any) -> Any:
-    owner.is_staff = True
-    owner.save()
-    return owner
-
-
-@pytest.fixture
 def other_staff(other: Any) -> Any:
     other.is_staff = True
     other.save()
     return other
-
-
-@pytest.fixture
-def staff_client(staff: Any) -> Client:
-    client = Client()
-    client.force_login(staff)
-    return client
 
 
 @pytest.fixture

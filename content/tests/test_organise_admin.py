@@ -18,15 +18,6 @@ from content.tests.factories import BookmarkFactory, NoteFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff_client(owner: Any) -> Client:
-    owner.is_staff = True
-    owner.save()
-    client = Client()
-    client.force_login(owner)
-    return client
-
-
 def make(owner: Any, name: str = "Work") -> SavedFilter:
     data = {"name": name, "content_types": ["note"], "expression": {"groups": [{"tags": ["w"]}]}}
     return create_filter(owner=owner, data=data)

@@ -22,20 +22,6 @@ from prompts.models import Prompt
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(owner: Any) -> Any:
-    owner.is_staff = True
-    owner.save()
-    return owner
-
-
-@pytest.fixture
-def staff_client(staff: Any) -> Client:
-    client = Client()
-    client.force_login(staff)
-    return client
-
-
 def import_url(model: type = Bookmark) -> str:
     return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_import")
 

@@ -208,15 +208,6 @@ def test_a_restore_that_fails_its_checks_is_a_conflict_and_the_rest_is_reverted(
 # --- the admin action ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def staff_client(owner: Any) -> Client:
-    owner.is_staff = True
-    owner.save()
-    client = Client()
-    client.force_login(owner)
-    return client
-
-
 def test_admin_action_confirms_then_reverts_everything_since_the_selected_change(
     staff_client: Client, owner: Any, agent: Any
 ) -> None:

@@ -33,20 +33,6 @@ ARGUMENTS = [
 
 
 @pytest.fixture
-def staff(owner: Any) -> Any:
-    owner.is_staff = True
-    owner.save()
-    return owner
-
-
-@pytest.fixture
-def staff_client(staff: Any) -> Client:
-    client = Client()
-    client.force_login(staff)
-    return client
-
-
-@pytest.fixture
 def prompt(staff: Any) -> Prompt:
     return services.create_item(
         owner=staff,

@@ -22,20 +22,6 @@ def _url(name: str, *args: Any) -> str:
     return reverse(f"admin:tiddly_apitoken_{name}", args=args)
 
 
-@pytest.fixture
-def staff(owner: Any) -> Any:
-    owner.is_staff = True
-    owner.save()
-    return owner
-
-
-@pytest.fixture
-def staff_client(staff: Any) -> Client:
-    client = Client()
-    client.force_login(staff)
-    return client
-
-
 def test_adding_a_token_shows_the_plaintext_once(staff_client: Client, staff: Any) -> None:
     response = staff_client.post(
         _url("add"), {"name": "laptop", "expires_at_0": "", "expires_at_1": "", **ALL}
