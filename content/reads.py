@@ -16,10 +16,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from content import editing, history, item_types, queries, saved_filters
+from content import history, item_types, queries, saved_filters
 from content.models import Item, ItemState, ItemVersion, Relationship
 from content.representation import dt, item_data
 from content.rules import normalize_tags, storable
+from content.text.lines import LineRangeError, LineWindow, read_lines
+from content.text.search import field_contains, search_text_limited
 from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
 
 # Items belong to a user (settings.AUTH_USER_MODEL is Django's own).
@@ -92,9 +94,7 @@ def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
 # --- an item's page: the item and the items linked to it ----------------------------------------
 
 
-def item_detail(
-    owner: Owner, item: Item, window: editing.LineWindow | None = None
-) -> dict[str, Any]:
+def item_detail(owner: Owner, item: Item, window: LineWindow | None = None) -> dict[str, Any]:
     """What GET of one item answers (REST and MCP alike): the item and its ``relationships``."""
     data = item_data(item, window=window)
     data["relationships"] = related_items(owner, item)
@@ -176,10 +176,10 @@ SEARCH_FIELDS = ("content", "title", "description")
 
 def line_window(
     content: str | None, start_line: int | None = None, end_line: int | None = None
-) -> editing.LineWindow | None:
+) -> LineWindow | None:
     try:
-        return editing.read_lines(content, start_line, end_line)
-    except editing.LineRangeError as exc:
+        return read_lines(content, start_line, end_line)
+    except LineRangeError as exc:
         raise InvalidLineRange(str(exc)) from None
 
 
@@ -205,7 +205,7 @@ def within_item_search(
         if value is None:
             continue
         if name == "content":
-            found, count = editing.search_text_limited(
+            found, count = search_text_limited(
                 value,
                 q,
                 case_sensitive=case_sensitive,
@@ -214,7 +214,7 @@ def within_item_search(
             )
             total += count
             matches.extend({"field": name, "line": m.line, "context": m.context} for m in found)
-        elif editing.field_contains(value, q, case_sensitive=case_sensitive):
+        elif field_contains(value, q, case_sensitive=case_sensitive):
             total += 1
             matches.append({"field": name, "line": None, "context": value})
     body: dict[str, Any] = {"matches": matches, "total_matches": total}
@@ -271,7 +271,7 @@ def history_summary(item: Item, *, limit: int, offset: int) -> dict[str, Any]:
     }
 
 
-def window_data(window: editing.LineWindow) -> dict[str, Any]:
+def window_data(window: LineWindow) -> dict[str, Any]:
     return {
         "total_lines": window.total_lines,
         "start_line": window.start_line,

@@ -11,8 +11,8 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, overload
 
-from content.editing import LineWindow, count_lines
 from content.models import Item
+from content.text.lines import LineWindow, count_lines
 
 if TYPE_CHECKING:
     from content.services import EditOutcome

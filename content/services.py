@@ -16,7 +16,7 @@ from typing import Any, TypedDict, TypeVar, cast
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import content_cache, editing, history, rules, saved_filters
+from content import content_cache, history, rules, saved_filters
 from content.history import Actor
 from content.history_codec import ops_patch
 from content.models import HistoryAction, Item, Relationship, Tag
@@ -24,6 +24,7 @@ from content.queries import one_with_content
 from content.reads import ItemRef, Owner
 from content.representation import etag, item_data
 from content.tags import get_or_create_tags as _get_or_create_tags
+from content.text import replace
 from tiddly.errors import (
     BadState,
     ContentEmpty,
@@ -305,7 +306,7 @@ class EditOutcome:
     """
 
     item: Item
-    results: tuple[editing.EditResult, ...]
+    results: tuple[replace.EditResult, ...]
     changed: bool
     batch: bool = False  # the request sent ``edits`` (answers list one result per edit)
     replace_all: bool = False  # the single edit had ``replace_all`` (answers count replacements)
@@ -334,7 +335,7 @@ def edit_content(
     old_str: str | None = None,
     new_str: str | None = None,
     replace_all: bool = False,
-    edits: Sequence[editing.Edit] | None = None,
+    edits: Sequence[replace.Edit] | None = None,
     also: ItemFields | None = None,
     precondition: Precondition = NO_PRECONDITION,
     dry_run: bool = False,
@@ -377,8 +378,8 @@ def _requested_edits(
     old_str: str | None,
     new_str: str | None,
     replace_all: bool,
-    edits: Sequence[editing.Edit] | None,
-) -> list[editing.Edit]:
+    edits: Sequence[replace.Edit] | None,
+) -> list[replace.Edit]:
     """The request as a list of edits; exactly one of ``old_str`` and ``edits`` is allowed."""
     if edits is not None:
         if old_str is not None or new_str is not None or replace_all:
@@ -391,9 +392,9 @@ def _requested_edits(
                     ]
                 }
             )
-        if not 1 <= len(edits) <= editing.MAX_EDITS:
+        if not 1 <= len(edits) <= replace.MAX_EDITS:
             raise ValidationFailed(
-                {"edits": [f"edits must hold 1 to {editing.MAX_EDITS} edits, not {len(edits)}."]}
+                {"edits": [f"edits must hold 1 to {replace.MAX_EDITS} edits, not {len(edits)}."]}
             )
         return list(edits)
     if old_str is None or new_str is None:
@@ -405,7 +406,7 @@ def _requested_edits(
                 ]
             }
         )
-    return [editing.Edit(old_str, new_str, replace_all)]
+    return [replace.Edit(old_str, new_str, replace_all)]
 
 
 def _editable(item: Item) -> None:
@@ -416,16 +417,21 @@ def _editable(item: Item) -> None:
         )
 
 
-def _dry_run(item: Item, plan: editing.EditPlan, also: ItemFields | None) -> EditOutcome:
+def _dry_run(item: Item, plan: replace.EditPlan, also: ItemFields | None) -> EditOutcome:
     changed = _apply_edit(copy.copy(item), plan, also)  # the outcome shows the stored item
-    diff, truncated = plan.diff() if plan.changed else ("", False)
+    diff = plan.diff() if plan.changed else None
     return EditOutcome(
-        item, plan.results, bool(changed), dry_run=True, diff=diff, diff_truncated=truncated
+        item,
+        plan.results,
+        bool(changed),
+        dry_run=True,
+        diff=diff.text if diff else "",
+        diff_truncated=diff.truncated if diff else False,
     )
 
 
 def _write_edit(
-    item: Item, plan: editing.EditPlan, also: ItemFields | None, actor: Actor
+    item: Item, plan: replace.EditPlan, also: ItemFields | None, actor: Actor
 ) -> EditOutcome:
     changed = _apply_edit(item, plan, also)
     outcome = EditOutcome(item, plan.results, bool(changed))
@@ -445,7 +451,7 @@ def _write_edit(
     return outcome
 
 
-def _apply_edit(item: Item, plan: editing.EditPlan, also: ItemFields | None) -> list[str]:
+def _apply_edit(item: Item, plan: replace.EditPlan, also: ItemFields | None) -> list[str]:
     """Set the planned content and ``also`` on ``item`` (not saved) and validate the whole new
     state; return the fields that changed (nothing is checked when nothing changes)."""
     changed = ["content"] if plan.changed else []
@@ -461,18 +467,18 @@ def _apply_edit(item: Item, plan: editing.EditPlan, also: ItemFields | None) -> 
     return changed
 
 
-def _plan(content: str | None, edits: list[editing.Edit], *, indexed: bool) -> editing.EditPlan:
+def _plan(content: str | None, edits: list[replace.Edit], *, indexed: bool) -> replace.EditPlan:
     """Match ``edits`` against ``content``; the errors name the failing edit when ``indexed``
     (the request sent ``edits``)."""
     try:
-        return editing.plan_edits(content or "", edits)
-    except editing.NoMatch as exc:
+        return replace.plan_edits(content or "", edits)
+    except replace.NoMatch as exc:
         raise NoMatch(
             _which(exc.edit_index, indexed) + "The specified text was not found in the content.",
             suggestion=exc.suggestion,
             **_index(exc.edit_index, indexed),
         ) from None
-    except editing.MultipleMatches as exc:
+    except replace.MultipleMatches as exc:
         raise MultipleMatches(
             _which(exc.edit_index, indexed)
             + f"old_str matches {exc.total} places ({exc.match_type} match); it must match "
@@ -485,7 +491,7 @@ def _plan(content: str | None, edits: list[editing.Edit], *, indexed: bool) -> e
             suggestion="Include more surrounding context to ensure uniqueness.",
             **_index(exc.edit_index, indexed),
         ) from None
-    except editing.OverlappingEdits as exc:
+    except replace.OverlappingEdits as exc:
         first, second = exc.edit_indexes
         raise OverlappingEdits(
             f"Edits {first} and {second} match overlapping text (lines {exc.lines[0]} and "

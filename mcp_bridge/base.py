@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from content import context, history, item_types, queries, reads, representation, saved_filters
-from content.editing import Edit
 from content.history import Actor
 from content.models import Item
 from content.reads import Owner
+from content.text.replace import Edit
 from tiddly.errors import ValidationFailed
 from tiddly.scopes import readable_areas
 

@@ -13,8 +13,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from content import item_types
-from content.editing import MAX_EDITS
 from content.models import ItemState
+from content.text.replace import MAX_EDITS
 from tiddly.serializers import StrictSerializer, StringField, optional_text, text
 
 __all__ = ["StrictSerializer", "StringField", "optional_text", "text"]

@@ -31,9 +31,9 @@ from content.api.common import (
     str_replace_response,
 )
 from content.api.history import HistoryActions, history_schemas
-from content.editing import Edit
 from content.models import Bookmark, Item, Note, Tag
 from content.reads import ItemRef
+from content.text.replace import Edit
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, AREAS, readable_areas, require_scopes
 from tiddly.serializers import validated

@@ -8,25 +8,20 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from content import editing
-from content.editing import (
+from content.text import replace_levels, search
+from content.text.lines import LineRangeError, LineWindow, count_lines, read_lines
+from content.text.replace import (
     EXACT,
     INDENTATION_RELATIVE,
     MAX_REPORTED_MATCHES,
     NO_MATCH_SUGGESTION,
     WHITESPACE_NORMALIZED,
-    LineRangeError,
-    LineWindow,
     MultipleMatches,
     NoMatch,
     Replacement,
-    TextMatch,
-    count_lines,
-    field_contains,
     find_replacement,
-    read_lines,
-    search_text,
 )
+from content.text.search import TextMatch, field_contains, search_text
 
 
 def replace(text: str, old_str: str, new_str: str) -> tuple[str, Replacement]:
@@ -182,7 +177,7 @@ def test_search_keeps_positions_right_when_lowercasing_changes_length() -> None:
 def test_search_context_on_a_huge_line_is_cut_around_the_match() -> None:
     text = "a" * 10_000 + "needle" + "b" * 10_000
     [match] = search_text(text, "needle")
-    side = editing.SEARCH_CONTEXT_CHARS
+    side = search.SEARCH_CONTEXT_CHARS
     assert match.context == "…" + "a" * side + "needle" + "b" * side + "…"
 
 
@@ -682,14 +677,14 @@ def test_property_indentation_token_scan_agrees_with_direct_checks(
     old += "\n" if old_ends_with_newline else ""
     assume(old.strip())
     direct = _outcome(text, old)
-    with mock.patch.object(editing, "_DIRECT_WORK_FACTOR", 0):
+    with mock.patch.object(replace_levels, "_DIRECT_WORK_FACTOR", 0):
         tokens = _outcome(text, old)
     event(str(direct[1].match_type) if direct[0] == "replaced" else direct[0])
     assert tokens == direct
 
 
 def test_search_text_limited_lists_at_most_limit_matches_but_counts_all():
-    from content.editing import search_text_limited
+    from content.text.search import search_text_limited
 
     text = "\n".join(["x e x"] * 50)
     matches, total = search_text_limited(text, "e", limit=3)

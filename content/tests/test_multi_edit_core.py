@@ -9,8 +9,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from content import editing
-from content.editing import (
+from content.history_codec import apply_patch
+from content.text import replace_levels
+from content.text.diff import TextDiff, unified_diff
+from content.text.replace import (
     EXACT,
     INDENTATION_RELATIVE,
     MAX_EDITS,
@@ -23,9 +25,7 @@ from content.editing import (
     find_replacement,
     plan_edits,
     replace_all,
-    unified_diff,
 )
-from content.history_codec import apply_patch
 
 # --- replace_all --------------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ def _difflib(old: str, new: str, context: int = 3) -> str:
 def test_diff_of_a_small_change_in_a_long_text_numbers_the_hunk_in_the_whole_text() -> None:
     text = "".join(f"line {n}\n" for n in range(1, 1001))
     plan = plan_edits(text, [Edit("line 500\n", "changed\n")])
-    diff, truncated = plan.diff()
+    diff, truncated = plan.diff().text, plan.diff().truncated
     assert not truncated
     assert diff == (
         "--- before\n+++ after\n@@ -497,7 +497,7 @@\n line 497\n line 498\n line 499\n"
@@ -198,13 +198,13 @@ def test_diff_of_a_small_change_in_a_long_text_numbers_the_hunk_in_the_whole_tex
 def test_diff_of_distant_edits_has_one_hunk_each_and_near_ones_share_a_hunk() -> None:
     text = "".join(f"l{n}\n" for n in range(100))
     plan = plan_edits(text, [Edit("l10\n", "A\n"), Edit("l17\n", "B\nB\n"), Edit("l80\n", "")])
-    diff, _ = plan.diff()
+    diff = plan.diff().text
     assert diff.count("@@ -") == 2
     assert diff == _difflib(text, plan.new_content)
 
 
 def test_diff_marks_a_last_line_without_newline() -> None:
-    diff, _ = unified_diff("a\nb", "a\nc")
+    diff = unified_diff("a\nb", "a\nc").text
     assert (
         diff
         == "--- before\n+++ after\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
@@ -212,14 +212,15 @@ def test_diff_marks_a_last_line_without_newline() -> None:
 
 
 def test_diff_of_unchanged_text_is_empty() -> None:
-    assert unified_diff("same\n", "same\n") == ("", False)
-    assert plan_edits("a", [Edit("a", "a")]).diff() == ("", False)
+    assert unified_diff("same\n", "same\n") == TextDiff("", False, 0, 0)
+    assert plan_edits("a", [Edit("a", "a")]).diff() == TextDiff("", False, 0, 0)
 
 
 def test_diff_is_cut_at_max_chars_and_says_so() -> None:
     text = "".join(f"line {n}\n" for n in range(3000))
     plan = replace_all(text, "line", "row")
-    diff, truncated = plan.diff(max_chars=1000)
+    found = plan.diff(max_chars=1000)
+    diff, truncated = found.text, found.truncated
     assert truncated
     assert len(diff) == 1000
     assert _difflib(text, plan.new_content).startswith(diff)
@@ -301,7 +302,8 @@ def test_property_diff_equals_difflib_over_the_whole_texts(
         new += text[cursor:start] + new_text
         cursor = end
     new += text[cursor:]
-    diff, truncated = unified_diff(text, new, context=context, spans=spans, max_chars=10**9)
+    found = unified_diff(text, new, context=context, spans=spans, max_chars=10**9)
+    diff, truncated = found.text, found.truncated
     assert not truncated
     assert diff == _difflib(text, new, context)
 
@@ -329,13 +331,13 @@ def test_property_the_same_indent_prefilter_never_hides_a_level_3_match(
     newline: bool,
 ) -> None:
     old_str = "\n".join(indent + c if c else "" for c in contents) + ("\n" if newline else "")
-    block = editing._Block.parse(old_str)
+    block = replace_levels._Block.parse(old_str)
     assume(block.non_blank)
     embedded = [shift + indent + c if c else blank for c in contents]
     lines = [i + c for i, c in before] + embedded + [i + c for i, c in after]
     text = "\n".join(lines)
-    exact = editing._token_blocks(editing._Document(text), block, None)
-    pattern = editing._same_indent_pattern(block)
+    exact = replace_levels._token_blocks(replace_levels.Document(text), block, None)
+    pattern = replace_levels._same_indent_pattern(block)
     assert pattern is not None
     if exact.total:
         assert pattern.search(text) is not None

@@ -9,7 +9,6 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from content.editing import NO_MATCH_SUGGESTION
 from content.tests.editing_support import (
     NULLABLE_TYPES,
     TYPES,
@@ -21,6 +20,7 @@ from content.tests.editing_support import (
     versions,
 )
 from content.tests.helpers import item_body
+from content.text.replace import NO_MATCH_SUGGESTION
 
 pytestmark = pytest.mark.django_db
 

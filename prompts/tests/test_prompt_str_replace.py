@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from content.editing import NO_MATCH_SUGGESTION
 from content.tests.editing_support import (
     by_name_url,
     expected_item,
@@ -19,6 +18,7 @@ from content.tests.editing_support import (
     versions,
 )
 from content.tests.helpers import item_body
+from content.text.replace import NO_MATCH_SUGGESTION
 from prompts.models import Prompt
 
 pytestmark = pytest.mark.django_db
