@@ -87,6 +87,18 @@ class StringField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class JSONBooleanField(serializers.BooleanField):
+    """A JSON ``true``/``false`` only (SPEC §3.4): DRF's would also take 1, "yes" or "on", so a
+    typo'd ``"force": "no"`` would silently mean what it does not say."""
+
+    default_error_messages = {"invalid": "Must be a JSON boolean: true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 def text(**kwargs: Any) -> serializers.CharField:
     """Text stored verbatim: whitespace is content (an agent's indentation must survive)."""
     return StringField(trim_whitespace=False, **kwargs)

@@ -15,7 +15,13 @@ from rest_framework import serializers
 from content import item_types
 from content.editing import MAX_EDITS
 from content.models import ItemState
-from tiddly.serializers import StrictSerializer, StringField, optional_text, text
+from tiddly.serializers import (
+    JSONBooleanField,
+    StrictSerializer,
+    StringField,
+    optional_text,
+    text,
+)
 
 __all__ = ["StrictSerializer", "StringField", "optional_text", "text"]
 
@@ -65,7 +71,7 @@ class BookmarkUpdateSerializer(ItemWriteSerializer, UpdateMixin):
 class EditSerializer(StrictSerializer):
     old_str = text(help_text="Text to find in the ORIGINAL content (before any of the edits).")
     new_str = text(allow_blank=True, help_text="Replacement text; empty deletes old_str.")
-    replace_all = serializers.BooleanField(
+    replace_all = JSONBooleanField(
         required=False, default=False, help_text="Replace every match instead of exactly one."
     )
 
@@ -83,7 +89,7 @@ class StrReplaceSerializer(StrictSerializer):
         allow_blank=True,
         help_text="Replacement text; empty deletes old_str. Required with old_str.",
     )
-    replace_all = serializers.BooleanField(
+    replace_all = JSONBooleanField(
         required=False,
         default=False,
         help_text="Replace every non-overlapping match (at the first matching level) instead of "
@@ -98,7 +104,7 @@ class StrReplaceSerializer(StrictSerializer):
         "matched against the original content, matches must not overlap, all-or-nothing, one "
         "history version.",
     )
-    dry_run = serializers.BooleanField(
+    dry_run = JSONBooleanField(
         required=False,
         default=False,
         help_text="Make every check and write nothing; the answer carries the unified `diff`.",

@@ -324,6 +324,8 @@ class _Importer:
         self.report = report
         self.now = timezone.now()
         self.seen: dict[tuple[str, Any], int] = {}
+        # A unique value as the file writes it -> its normalised key in ``seen``.
+        self.raw_keys: dict[tuple[str, str], tuple[str, Any]] = {}
         self.pending: list[_Prepared] = []
         self.tag_ids: dict[str, Any] = {}
         self.allowed: set[str] = set()
@@ -336,6 +338,13 @@ class _Importer:
             return
         model = item_types.registry()[record.type]
         self._check_scope(model)
+        raw_key = self._raw_key(model, record)
+        known = self.raw_keys.get(raw_key) if raw_key else None
+        if known is not None and self.seen.get(known, record.index) != record.index:
+            # The same unique value, as written, as an earlier entry: skip it before the
+            # normalising and validating that a file of a million repeats would spend on it.
+            self._skip(record, self._repeat_reason(model, self.seen[known]))
+            return
         try:
             prepared = self._prepare(model, record)
         except TiddlyError as exc:
@@ -343,15 +352,26 @@ class _Importer:
             return
         key = prepared.key
         if key is not None:
+            if raw_key:
+                self.raw_keys[raw_key] = key
             first = self.seen.setdefault(key, record.index)
             if first != record.index:
-                self._skip(
-                    record, f"Repeats the {model.unique_field} of entry {first} (the first wins)."
-                )
+                self._skip(record, self._repeat_reason(model, first))
                 return
         self.pending.append(prepared)
         if len(self.pending) >= BATCH_SIZE:
             self.flush()
+
+    @staticmethod
+    def _raw_key(model: type[Item], record: ImportRecord) -> tuple[str, str] | None:
+        value = record.type_fields.get(model.unique_field) if model.unique_field else None
+        if not isinstance(value, str) or record.deleted_at is not None:
+            return None
+        return (record.type, value)
+
+    @staticmethod
+    def _repeat_reason(model: type[Item], first: int) -> str:
+        return f"Repeats the {model.unique_field} of entry {first} (the first wins)."
 
     def flush(self) -> None:
         pending, self.pending = self.pending, []

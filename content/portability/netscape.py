@@ -318,6 +318,8 @@ class NetscapeParser(HTMLParser):
     def _tags(self, raw: str) -> list[str] | None:
         """The ``TAGS`` attribute's names; None when there are more than ``max_tags`` distinct
         ones (found without splitting the whole attribute: a 40 MB attribute costs nothing)."""
+        if not raw:
+            return []
         seen: dict[str, None] = {}
         for match in TAG_RE.finditer(raw):
             name = match.group().strip()
