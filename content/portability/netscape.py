@@ -77,6 +77,8 @@ ROOT_FOLDERS = frozenset(
 ROOT_FOLDER_ATTRIBUTES = ("personal_toolbar_folder", "unfiled_bookmarks_folder")
 # linkding writes its archived state as a pseudo-tag and its notes inside the description.
 TAG_RE = re.compile(r"[^,]+")
+# Tags that end an open link and (but for <DD>) an open description.
+STRUCTURAL = frozenset(("a", "dt", "li", "dl", "ul", "h3", "h1", "dd"))
 LINKDING_ARCHIVED_TAGS = frozenset({"linkding:archived", "linkding:bookmarks.archived"})
 LINKDING_NOTES = ("[linkding-notes]", "[/linkding-notes]")
 POCKET_ARCHIVE_SECTION = "read archive"
@@ -213,10 +215,11 @@ class NetscapeParser(HTMLParser):
             self._recognised = True
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("a", "dt", "li", "dl", "ul", "h3", "h1", "dd"):
-            self._finish_link()
-            if tag != "dd":  # a description runs until the next structural tag
-                self._finish_dd()
+        if tag in STRUCTURAL:
+            if self._link is not None:
+                self._finish_link()
+            if tag != "dd" and (self._dd is not None or self._dd_target is not None):
+                self._finish_dd()  # a description runs until the next structural tag
         if tag == "a":
             self._start_link(attrs)
         elif tag in ("dl", "ul"):
@@ -275,11 +278,10 @@ class NetscapeParser(HTMLParser):
         attrs = self._heading_attrs
         # A browser's own folder is one only at the top of the tree (inside no folder of the
         # person's): "Favorites" nested in "Work" is a folder like any other.
-        at_top = all(f is None or f.is_root for _, f, _ in self._lists)
-        is_root = at_top and (
+        is_root = (
             name.lower() in ROOT_FOLDERS
             or any(attrs.get(a, "").lower() == "true" for a in ROOT_FOLDER_ATTRIBUTES)
-        )
+        ) and all(f is None or f.is_root for _, f, _ in self._lists)
         self._pending_folder = _Folder(name, is_root or not name)
         self._heading = None
 
