@@ -99,6 +99,24 @@ class JSONBooleanField(serializers.BooleanField):
         return data
 
 
+class QueryChoiceField(serializers.ChoiceField):
+    """An enumerated query parameter whose empty value (``?sort_by=``) is a 400 naming it
+    (SPEC §3.4), where DRF would quietly treat it as absent."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name in dictionary and dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data == "":
+            choices = ", ".join(str(c) for c in self.choices)
+            raise serializers.ValidationError(
+                f"Must not be empty: choose one of {choices}, or leave the parameter out."
+            )
+        return super().to_internal_value(data)
+
+
 def text(**kwargs: Any) -> serializers.CharField:
     """Text stored verbatim: whitespace is content (an agent's indentation must survive)."""
     return StringField(trim_whitespace=False, **kwargs)

@@ -17,6 +17,7 @@ from content.editing import MAX_EDITS
 from content.models import ItemState
 from tiddly.serializers import (
     JSONBooleanField,
+    QueryChoiceField,
     StrictSerializer,
     StringField,
     optional_text,
@@ -173,12 +174,12 @@ class ListQuerySerializer(serializers.Serializer):
         "stemmed) or substring. SQLite: substring.",
     )
     tags = serializers.ListField(child=serializers.CharField(), required=False)
-    tag_match = serializers.ChoiceField(choices=["all", "any"], required=False, default="all")
+    tag_match = QueryChoiceField(choices=["all", "any"], required=False, default="all")
     view = serializers.ListField(
         child=serializers.ChoiceField(choices=ItemState.values), required=False
     )
-    sort_by = serializers.ChoiceField(choices=SORT_CHOICES, required=False)
-    sort_order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+    sort_by = QueryChoiceField(choices=SORT_CHOICES, required=False)
+    sort_order = QueryChoiceField(choices=["asc", "desc"], required=False, default="desc")
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=100)
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**9)
     filter_id = serializers.UUIDField(
