@@ -43,9 +43,13 @@ def child(count: int) -> None:
             data={"content": "bad"},
             actor=agent,
         )
-    began = time.perf_counter()
-    plan = revert.summarize(revert.plan_revert(owner=owner, token_prefix="tdly_bench", since=start))
-    print(f"dry run of the whole revert: {time.perf_counter() - began:.2f} s {plan}", flush=True)
+    if hasattr(revert, "summarize"):
+        began = time.perf_counter()
+        steps = revert.plan_revert(owner=owner, token_prefix="tdly_bench", since=start)
+        plan = revert.summarize(steps)
+        print(
+            f"dry run of the whole revert: {time.perf_counter() - began:.2f} s {plan}", flush=True
+        )
     total, requests, slowest = time.perf_counter(), 0, 0.0
     while True:
         began = time.perf_counter()
