@@ -87,6 +87,36 @@ class StringField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class JSONBooleanField(serializers.BooleanField):
+    """A JSON ``true``/``false`` only (SPEC §3.4): DRF's would also take 1, "yes" or "on", so a
+    typo'd ``"force": "no"`` would silently mean what it does not say."""
+
+    default_error_messages = {"invalid": "Must be a JSON boolean: true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class QueryChoiceField(serializers.ChoiceField):
+    """An enumerated query parameter whose empty value (``?sort_by=``) is a 400 naming it
+    (SPEC §3.4), where DRF would quietly treat it as absent."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name in dictionary and dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if data == "":
+            choices = ", ".join(str(c) for c in self.choices)
+            raise serializers.ValidationError(
+                f"Must not be empty: choose one of {choices}, or leave the parameter out."
+            )
+        return super().to_internal_value(data)
+
+
 def text(**kwargs: Any) -> serializers.CharField:
     """Text stored verbatim: whitespace is content (an agent's indentation must survive)."""
     return StringField(trim_whitespace=False, **kwargs)

@@ -217,6 +217,9 @@ TIDDLY_RENDER_MAX_CPU_MS = env_int("TIDDLY_RENDER_MAX_CPU_MS", 2000, minimum=1)
 TIDDLY_HISTORY_MAX_VERSIONS = env_int("TIDDLY_HISTORY_MAX_VERSIONS", 100, minimum=1)
 TIDDLY_HISTORY_DAYS = env_int("TIDDLY_HISTORY_DAYS", 30, minimum=0)
 TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, minimum=1)
+# Items one revert-by-token request changes at most (SPEC §6); the caller repeats until
+# "remaining" is 0, so no request runs for long.
+TIDDLY_REVERT_BATCH = env_int("TIDDLY_REVERT_BATCH", 500, minimum=1)
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -144,17 +145,46 @@ class ItemVersionAdmin(OwnedAdmin):
                     "media": self.media,
                 },
             )
+        reverted, trashed, conflicts, remaining = _run_batches(owner, prefix, since, force)
+        messages.success(
+            request,
+            f"Token {prefix}: {reverted} item(s) reverted, {trashed} moved to the trash, "
+            f"{len(conflicts)} left as they were.",
+        )
+        if remaining:
+            messages.warning(
+                request,
+                f"{remaining} item(s) remain: run the same action again to continue.",
+            )
+        for conflict in conflicts[:MAX_CONFLICT_MESSAGES]:
+            messages.warning(request, f"{conflict['type']} {conflict['id']}: {conflict['reason']}")
+        if len(conflicts) > MAX_CONFLICT_MESSAGES:
+            messages.warning(request, f"… and {len(conflicts) - MAX_CONFLICT_MESSAGES} more.")
+        return None
+
+
+# The admin runs the revert's batches for the person, for at most this long in one request.
+BATCHES_SECONDS = 20.0
+MAX_CONFLICT_MESSAGES = 50
+
+
+def _run_batches(
+    owner: Any, prefix: str, since: Any, force: bool
+) -> tuple[int, int, list[dict[str, Any]], int]:
+    """Repeat the revert batch by batch until nothing remains or the time budget is spent;
+    each batch is its own transaction, so none holds its locks for long."""
+    reverted = trashed = 0
+    conflicts: dict[tuple[str, str], dict[str, Any]] = {}
+    deadline = time.monotonic() + BATCHES_SECONDS
+    while True:
         report = revert.revert_token(
             owner=owner, token_prefix=prefix, since=since, force=force, actor=Actor("revert")
         )
-        messages.success(
-            request,
-            f"Token {prefix}: {len(report.reverted)} item(s) reverted, {len(report.trashed)} "
-            f"moved to the trash, {len(report.conflicts)} left as they were.",
-        )
-        for conflict in report.conflicts:
-            messages.warning(request, f"{conflict['type']} {conflict['id']}: {conflict['reason']}")
-        return None
+        reverted += len(report.reverted)
+        trashed += len(report.trashed)
+        conflicts.update(((c["type"], c["id"]), c) for c in report.conflicts)
+        if not report.remaining or time.monotonic() > deadline:
+            return reverted, trashed, list(conflicts.values()), report.remaining
 
 
 def _step_row(step: revert.Step) -> dict[str, Any]:

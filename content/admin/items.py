@@ -232,7 +232,6 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
     def tag_list(self, obj: Item) -> str:
         return ", ".join(obj.tag_names())
 
-    @admin.display(description="content length", ordering="content_chars")
     @admin.display(description="linked items")
     def linked_items(self, obj: Item) -> str:
         """The items linked to this one (SPEC §12), each a link to its page."""
@@ -253,6 +252,7 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
             ),
         )
 
+    @admin.display(description="content length", ordering="content_chars")
     def content_length(self, obj: Item) -> str:
         chars = getattr(obj, "content_chars", None)
         if chars is None and not obj._state.adding and "content" in obj.__dict__:

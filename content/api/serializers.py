@@ -15,7 +15,14 @@ from rest_framework import serializers
 from content import item_types
 from content.models import ItemState
 from content.text.replace import MAX_EDITS
-from tiddly.serializers import StrictSerializer, StringField, optional_text, text
+from tiddly.serializers import (
+    JSONBooleanField,
+    QueryChoiceField,
+    StrictSerializer,
+    StringField,
+    optional_text,
+    text,
+)
 
 __all__ = ["StrictSerializer", "StringField", "optional_text", "text"]
 
@@ -65,7 +72,7 @@ class BookmarkUpdateSerializer(ItemWriteSerializer, UpdateMixin):
 class EditSerializer(StrictSerializer):
     old_str = text(help_text="Text to find in the ORIGINAL content (before any of the edits).")
     new_str = text(allow_blank=True, help_text="Replacement text; empty deletes old_str.")
-    replace_all = serializers.BooleanField(
+    replace_all = JSONBooleanField(
         required=False, default=False, help_text="Replace every match instead of exactly one."
     )
 
@@ -83,7 +90,7 @@ class StrReplaceSerializer(StrictSerializer):
         allow_blank=True,
         help_text="Replacement text; empty deletes old_str. Required with old_str.",
     )
-    replace_all = serializers.BooleanField(
+    replace_all = JSONBooleanField(
         required=False,
         default=False,
         help_text="Replace every non-overlapping match (at the first matching level) instead of "
@@ -98,7 +105,7 @@ class StrReplaceSerializer(StrictSerializer):
         "matched against the original content, matches must not overlap, all-or-nothing, one "
         "history version.",
     )
-    dry_run = serializers.BooleanField(
+    dry_run = JSONBooleanField(
         required=False,
         default=False,
         help_text="Make every check and write nothing; the answer carries the unified `diff`.",
@@ -167,12 +174,12 @@ class ListQuerySerializer(serializers.Serializer):
         "stemmed) or substring. SQLite: substring.",
     )
     tags = serializers.ListField(child=serializers.CharField(), required=False)
-    tag_match = serializers.ChoiceField(choices=["all", "any"], required=False, default="all")
+    tag_match = QueryChoiceField(choices=["all", "any"], required=False, default="all")
     view = serializers.ListField(
         child=serializers.ChoiceField(choices=ItemState.values), required=False
     )
-    sort_by = serializers.ChoiceField(choices=SORT_CHOICES, required=False)
-    sort_order = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+    sort_by = QueryChoiceField(choices=SORT_CHOICES, required=False)
+    sort_order = QueryChoiceField(choices=["asc", "desc"], required=False, default="desc")
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=100)
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**9)
     filter_id = serializers.UUIDField(

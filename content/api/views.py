@@ -77,7 +77,7 @@ def item_schema(
             parameters=[s.ListQuerySerializer],
             responses={
                 200: s.page_serializer(listed, f"Paginated{listed.__name__}"),
-                **errors(400),
+                **errors(400, 404),
             },
         ),
         create=extend_schema(
@@ -289,7 +289,7 @@ class ContentViewSet(viewsets.GenericViewSet):
         parameters=[s.ContentListQuerySerializer],
         responses={
             200: s.page_serializer(s.ContentListItem, "PaginatedContentList"),
-            **errors(400),
+            **errors(400, 404),
         },
     )
     def list(self, request: Request) -> Response:

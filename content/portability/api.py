@@ -108,8 +108,8 @@ class SkippedOut(serializers.Serializer):
         help_text="0-based position among the file's <A> links, or in items."
     )
     reason = serializers.CharField()
-    title = serializers.CharField(required=False)
-    url = serializers.CharField(required=False)
+    title = serializers.CharField(required=False, help_text="At most 200 characters.")
+    url = serializers.CharField(required=False, help_text="At most 200 characters.")
 
 
 def _counts(name: str) -> Any:
@@ -123,10 +123,15 @@ ImportReportOut = inline_serializer(
     fields={
         "created": _counts("ImportCreatedCounts"),
         "updated": _counts("ImportUpdatedCounts"),
-        "skipped": SkippedOut(many=True),
-        "errors": serializers.ListField(
-            child=serializers.CharField(), help_text="Non-fatal file-level warnings."
+        "skipped": SkippedOut(
+            many=True, help_text="The first 1 000 skipped entries in file order (of skipped_count)."
         ),
+        "skipped_count": serializers.IntegerField(help_text="How many entries were skipped."),
+        "errors": serializers.ListField(
+            child=serializers.CharField(),
+            help_text="Non-fatal file-level warnings: the first 100 (of errors_count).",
+        ),
+        "errors_count": serializers.IntegerField(help_text="How many warnings there were."),
     },
 )
 

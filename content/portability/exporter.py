@@ -75,6 +75,16 @@ def export_items(
     Asking for types the format cannot hold (``netscape`` + notes) is a 400.
     """
     chosen = _types(format, types)
+    if format == "markdown" and not _any_items(owner, chosen, list(views or DEFAULT_VIEWS), ids):
+        raise ValidationFailed(
+            {
+                "format": [
+                    "The markdown format holds notes and prompts only, and this selection has "
+                    "none: the zip would be empty. Export bookmarks with format=json or "
+                    "format=netscape."
+                ]
+            }
+        )
     items = _items(owner, chosen, list(views or DEFAULT_VIEWS), ids, progress)
     now = timezone.now()
     writers: dict[str, Callable[[], Iterable[str | bytes]]] = {
@@ -129,6 +139,20 @@ def _types(format: str, types: Sequence[str] | None) -> list[str]:
             {"type": [f"The {format} format holds only {', '.join(allowed)} items."]}
         )
     return chosen
+
+
+def _any_items(
+    owner: Owner, types: list[str], views: list[str], ids: Collection[Any] | None
+) -> bool:
+    registry = item_types.registry()
+    condition = _views_q(views)
+    for kind in types:
+        found = registry[kind].objects.filter(condition, owner=owner)
+        if ids is not None:
+            found = found.filter(pk__in=ids)
+        if found.exists():
+            return True
+    return False
 
 
 def _views_q(views: list[str]) -> Q:

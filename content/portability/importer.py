@@ -31,6 +31,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import heapq
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -86,19 +87,51 @@ def _counts() -> dict[str, int]:
     return dict.fromkeys(item_types.type_names(), 0)
 
 
+# The report is bounded whatever the file holds (SPEC §14): a file of a million repeats must not
+# answer with a million reasons.
+SKIPPED_SHOWN = 1000
+ERRORS_SHOWN = 100
+
+
 @dataclass
 class ImportReport:
+    """Counts of everything, and the first ``SKIPPED_SHOWN`` skips (in file order) and
+    ``ERRORS_SHOWN`` warnings: memory stays constant however many entries are skipped."""
+
     created: dict[str, int] = field(default_factory=_counts)
     updated: dict[str, int] = field(default_factory=_counts)
-    skipped: list[ImportSkip] = field(default_factory=list)
+    skipped_count: int = 0
     errors: list[str] = field(default_factory=list)
+    errors_count: int = 0
+    # A max-heap (negated index) of the lowest-indexed skips seen so far.
+    _skips: list[tuple[int, int, ImportSkip]] = field(default_factory=list)
+
+    def skip(self, skip: ImportSkip) -> None:
+        self.skipped_count += 1
+        entry = (-skip.index, -self.skipped_count, skip)
+        if len(self._skips) < SKIPPED_SHOWN:
+            heapq.heappush(self._skips, entry)
+        elif entry > self._skips[0]:
+            heapq.heapreplace(self._skips, entry)
+
+    def warn(self, message: str) -> None:
+        self.errors_count += 1
+        if len(self.errors) < ERRORS_SHOWN:
+            self.errors.append(message)
+
+    @property
+    def skipped(self) -> list[ImportSkip]:
+        """The skips the report lists, in file order."""
+        return [entry[2] for entry in sorted(self._skips, reverse=True)]
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "created": dict(self.created),
             "updated": dict(self.updated),
             "skipped": [s.as_dict() for s in self.skipped],
+            "skipped_count": self.skipped_count,
             "errors": list(self.errors),
+            "errors_count": self.errors_count,
         }
 
 
@@ -145,7 +178,6 @@ def import_items(
         for document in documents:
             importer.add_filters(document.filters)
             importer.add_relationships(document.relationships)
-    report.skipped.sort(key=lambda skip: skip.index)
     return report
 
 
@@ -184,11 +216,12 @@ def _records(
         own_fields = {name: model.extra_fields for name, model in item_types.registry().items()}
         document = read_tiddly_json(b"".join(chunks), type_fields=own_fields)
         documents.append(document)
-        report.errors.extend(document.warnings)
+        for warning in document.warnings:
+            report.warn(warning)
         yield from document.records()
         return
-    reader = NetscapeReader(chunks)
-    converter = _NetscapeConverter(report.errors)
+    reader = NetscapeReader(chunks, warn=report.warn, max_tags=rules.limit("tags_per_item"))
+    converter = _NetscapeConverter(report.warn)
     try:
         for entry in reader.entries():
             if isinstance(entry, NetscapeEntry):
@@ -197,7 +230,6 @@ def _records(
                 yield ImportSkip(entry.index, entry.reason, entry.title, entry.url)
     except NetscapeError as exc:
         raise InvalidImport(exc.message, line=exc.line, column=exc.column) from None
-    report.errors.extend(reader.warnings)
 
 
 # --- Netscape entries → records -----------------------------------------------------------------
@@ -216,8 +248,8 @@ def tag_slug(name: str) -> str:
 
 
 class _NetscapeConverter:
-    def __init__(self, warnings: list[str]) -> None:
-        self._warnings = warnings
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self._warn = warn
         self._slugs: dict[str, str] = {}
         self._now = timezone.now()
 
@@ -226,7 +258,7 @@ class _NetscapeConverter:
         if slug is None:
             slug = self._slugs[name] = tag_slug(name)
             if not slug:
-                self._warnings.append(
+                self._warn(
                     f"The folder or tag '{name}' has no letters or digits usable in a tag "
                     "(a-z, 0-9); its bookmarks were imported without it."
                 )
@@ -292,6 +324,8 @@ class _Importer:
         self.report = report
         self.now = timezone.now()
         self.seen: dict[tuple[str, Any], int] = {}
+        # A unique value as the file writes it -> its normalised key in ``seen``.
+        self.raw_keys: dict[tuple[str, str], tuple[str, Any]] = {}
         self.pending: list[_Prepared] = []
         self.tag_ids: dict[str, Any] = {}
         self.allowed: set[str] = set()
@@ -300,10 +334,17 @@ class _Importer:
 
     def add(self, record: ImportRecord | ImportSkip) -> None:
         if isinstance(record, ImportSkip):
-            self.report.skipped.append(record)
+            self.report.skip(record)
             return
         model = item_types.registry()[record.type]
         self._check_scope(model)
+        raw_key = self._raw_key(model, record)
+        known = self.raw_keys.get(raw_key) if raw_key else None
+        if known is not None and self.seen.get(known, record.index) != record.index:
+            # The same unique value, as written, as an earlier entry: skip it before the
+            # normalising and validating that a file of a million repeats would spend on it.
+            self._skip(record, self._repeat_reason(model, self.seen[known]))
+            return
         try:
             prepared = self._prepare(model, record)
         except TiddlyError as exc:
@@ -311,15 +352,26 @@ class _Importer:
             return
         key = prepared.key
         if key is not None:
+            if raw_key:
+                self.raw_keys[raw_key] = key
             first = self.seen.setdefault(key, record.index)
             if first != record.index:
-                self._skip(
-                    record, f"Repeats the {model.unique_field} of entry {first} (the first wins)."
-                )
+                self._skip(record, self._repeat_reason(model, first))
                 return
         self.pending.append(prepared)
         if len(self.pending) >= BATCH_SIZE:
             self.flush()
+
+    @staticmethod
+    def _raw_key(model: type[Item], record: ImportRecord) -> tuple[str, str] | None:
+        value = record.type_fields.get(model.unique_field) if model.unique_field else None
+        if not isinstance(value, str) or record.deleted_at is not None:
+            return None
+        return (record.type, value)
+
+    @staticmethod
+    def _repeat_reason(model: type[Item], first: int) -> str:
+        return f"Repeats the {model.unique_field} of entry {first} (the first wins)."
 
     def flush(self) -> None:
         pending, self.pending = self.pending, []
@@ -363,9 +415,7 @@ class _Importer:
                         owner=self.owner, data={k: raw[k] for k in fields if k in raw}
                     )
             except TiddlyError as exc:
-                self.report.errors.append(
-                    f"Filter {index} ({name!r}) was not imported: {exc.message}"
-                )
+                self.report.warn(f"Filter {index} ({name!r}) was not imported: {exc.message}")
                 continue
             self.report.created["filter"] += 1
 
@@ -390,7 +440,7 @@ class _Importer:
                         actor=self.actor,
                     )
             except TiddlyError as exc:
-                self.report.errors.append(f"Relationship {index} was not imported: {exc.message}")
+                self.report.warn(f"Relationship {index} was not imported: {exc.message}")
                 continue
             self.report.created["relationship"] += int(created)
 
@@ -409,7 +459,7 @@ class _Importer:
             self.allowed.add(model.type_name)
 
     def _skip(self, record: ImportRecord, reason: str) -> None:
-        self.report.skipped.append(ImportSkip(record.index, reason, record.title, record.url))
+        self.report.skip(ImportSkip(record.index, reason, record.title, record.url))
 
     # --- one entry ---
 
@@ -431,7 +481,7 @@ class _Importer:
         _storable(name, value)
         limit = rules.limit(name)
         if record.lenient and name != "content" and len(value) > limit:
-            self.report.errors.append(
+            self.report.warn(
                 f"Entry {record.index}: the {name} was shortened from {len(value)} to {limit} "
                 "characters."
             )

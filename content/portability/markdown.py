@@ -53,6 +53,13 @@ class _Sink:
         return data
 
 
+# Names Windows reserves for devices, with or without an extension: a file ``con.md`` cannot be
+# created there (SPEC §14). ``slug`` already leaves out every reserved character.
+WINDOWS_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{port}{n}" for port in ("com", "lpt") for n in range(10)]
+)
+
+
 def slug(text: str | None) -> str:
     """An ASCII file-name stem: accents folded, anything else a hyphen, at most MAX_STEM."""
     folded = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
@@ -94,6 +101,8 @@ class _Names:
     def for_item(self, item: Any) -> str:
         label = getattr(item, item.name_field) if item.name_field else item.title
         stem = slug(label) or str(item.pk)
+        if stem in WINDOWS_DEVICES:
+            stem = f"{stem}-{item.type_name}"
         folder = f"{item.type_name}s"
         candidate, n = f"{folder}/{stem}.md", 1
         while candidate in self._used:

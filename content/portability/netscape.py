@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import codecs
 import html
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -75,6 +76,9 @@ ROOT_FOLDERS = frozenset(
 )
 ROOT_FOLDER_ATTRIBUTES = ("personal_toolbar_folder", "unfiled_bookmarks_folder")
 # linkding writes its archived state as a pseudo-tag and its notes inside the description.
+TAG_RE = re.compile(r"[^,]+")
+# Tags that end an open link and (but for <DD>) an open description.
+STRUCTURAL = frozenset(("a", "dt", "li", "dl", "ul", "h3", "h1", "dd"))
 LINKDING_ARCHIVED_TAGS = frozenset({"linkding:archived", "linkding:bookmarks.archived"})
 LINKDING_NOTES = ("[linkding-notes]", "[/linkding-notes]")
 POCKET_ARCHIVE_SECTION = "read archive"
@@ -154,9 +158,14 @@ def _clean_text(parts: list[str]) -> str:
 class NetscapeParser(HTMLParser):
     """Incremental: ``feed()`` text, take finished results from ``drain()``, then ``close()``."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, warn: Callable[[str], None] | None = None, max_tags: int | None = None
+    ) -> None:
         super().__init__(convert_charrefs=True)
         self.warnings: list[str] = []
+        # Warnings go to ``warn`` when given (the importer keeps a bounded list), else ``warnings``.
+        self._warn = warn or self.warnings.append
+        self._max_tags = max_tags
         self._ready: list[NetscapeEntry | NetscapeSkip] = []
         self._lists: list[tuple[str, _Folder | None, int]] = []  # (tag, folder, opening line)
         self._pending_folder: _Folder | None = None
@@ -206,10 +215,11 @@ class NetscapeParser(HTMLParser):
             self._recognised = True
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("a", "dt", "li", "dl", "ul", "h3", "h1", "dd"):
-            self._finish_link()
-            if tag != "dd":  # a description runs until the next structural tag
-                self._finish_dd()
+        if tag in STRUCTURAL:
+            if self._link is not None:
+                self._finish_link()
+            if tag != "dd" and (self._dd is not None or self._dd_target is not None):
+                self._finish_dd()  # a description runs until the next structural tag
         if tag == "a":
             self._start_link(attrs)
         elif tag in ("dl", "ul"):
@@ -259,16 +269,19 @@ class NetscapeParser(HTMLParser):
             if self._lists[position][0] == tag:
                 del self._lists[position:]
                 return
-        self.warnings.append(f"Line {self.getpos()[0]}: a stray </{tag.upper()}> was ignored.")
+        self._warn(f"Line {self.getpos()[0]}: a stray </{tag.upper()}> was ignored.")
 
     def _finish_heading(self) -> None:
         if self._heading is None:
             return
         name = _clean_text(self._heading)
         attrs = self._heading_attrs
-        is_root = name.lower() in ROOT_FOLDERS or any(
-            attrs.get(a, "").lower() == "true" for a in ROOT_FOLDER_ATTRIBUTES
-        )
+        # A browser's own folder is one only at the top of the tree (inside no folder of the
+        # person's): "Favorites" nested in "Work" is a folder like any other.
+        is_root = (
+            name.lower() in ROOT_FOLDERS
+            or any(attrs.get(a, "").lower() == "true" for a in ROOT_FOLDER_ATTRIBUTES)
+        ) and all(f is None or f.is_root for _, f, _ in self._lists)
         self._pending_folder = _Folder(name, is_root or not name)
         self._heading = None
 
@@ -294,13 +307,35 @@ class NetscapeParser(HTMLParser):
             self._ready.append(NetscapeSkip(link.index, skip, title or None, url or None))
             self._dd_target = None
             return
-        entry = self._entry(link, url, title)
+        tags = self._tags(link.attrs.get("tags", ""))
+        if tags is None:
+            reason = f"The bookmark has more than {self._max_tags} tags; the limit is per item."
+            self._ready.append(NetscapeSkip(link.index, reason, title or None, url))
+            self._dd_target = None
+            return
+        entry = self._entry(link, url, title, tags)
         self._ready.append(entry)
         self._dd_target = entry
 
-    def _entry(self, link: _Link, url: str, title: str) -> NetscapeEntry:
+    def _tags(self, raw: str) -> list[str] | None:
+        """The ``TAGS`` attribute's names; None when there are more than ``max_tags`` distinct
+        ones (found without splitting the whole attribute: a 40 MB attribute costs nothing)."""
+        if not raw:
+            return []
+        seen: dict[str, None] = {}
+        for match in TAG_RE.finditer(raw):
+            name = match.group().strip()
+            if name:
+                seen[name] = None
+                if self._max_tags is not None and len(seen) > self._max_tags + 2:
+                    return None  # +2: linkding's archive markers are not tags
+        tags = list(seen)
+        if self._max_tags is not None and len(set(tags) - LINKDING_ARCHIVED_TAGS) > self._max_tags:
+            return None
+        return tags
+
+    def _entry(self, link: _Link, url: str, title: str, tags: list[str]) -> NetscapeEntry:
         attrs = link.attrs
-        tags = [t.strip() for t in attrs.get("tags", "").split(",") if t.strip()]
         archived = self._section == POCKET_ARCHIVE_SECTION
         if LINKDING_ARCHIVED_TAGS.intersection(tags):
             archived = True
@@ -353,9 +388,15 @@ class NetscapeReader:
     in one transaction and roll back). ``warnings`` holds non-fatal notes once it is exhausted.
     """
 
-    def __init__(self, chunks: Iterable[bytes]) -> None:
+    def __init__(
+        self,
+        chunks: Iterable[bytes],
+        *,
+        warn: Callable[[str], None] | None = None,
+        max_tags: int | None = None,
+    ) -> None:
         self._chunks = chunks
-        self._parser = NetscapeParser()
+        self._parser = NetscapeParser(warn=warn, max_tags=max_tags)
         self._line = 1
         self._column = 0
         self.warnings = self._parser.warnings

@@ -44,6 +44,14 @@ class ImportRecord:
         return value if isinstance(value, str) else None
 
 
+# A skip echoes the entry's title and URL cut to this many characters (SPEC §14).
+SKIP_FIELD_CHARS = 200
+
+
+def cut(value: str, limit: int = SKIP_FIELD_CHARS) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 @dataclass(slots=True)
 class ImportSkip:
     index: int
@@ -54,7 +62,7 @@ class ImportSkip:
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"index": self.index, "reason": self.reason}
         if self.title:
-            data["title"] = self.title
+            data["title"] = cut(self.title)
         if self.url:
-            data["url"] = self.url
+            data["url"] = cut(self.url)
         return data

@@ -23,6 +23,7 @@ type, a non-date ``created_at``, …) is skipped with its reason and does not st
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -128,6 +129,16 @@ def read_tiddly_json(data: bytes, *, type_fields: TypeFields) -> TiddlyDocument:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InvalidImport("The file is not UTF-8 text", line=line, column=column) from None
+    lone = _lone_surrogate(text)
+    if lone is not None:
+        line = text.count("\n", 0, lone) + 1
+        column = lone - (text.rfind("\n", 0, lone) + 1) + 1
+        raise InvalidImport(
+            f"The file holds a lone surrogate escape ({text[lone : lone + 6]}), which is not a "
+            "character: fix or remove it",
+            line=line,
+            column=column,
+        )
     try:
         document = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -137,6 +148,28 @@ def read_tiddly_json(data: bytes, *, type_fields: TypeFields) -> TiddlyDocument:
     except (RecursionError, ValueError) as exc:
         raise InvalidImport(f"The file is not valid JSON: {exc}") from None
     return _validated(document, type_fields)
+
+
+# A \\uXXXX escape of a UTF-16 surrogate, preceded by an even number of backslashes (an odd
+# number would make it literal text).
+SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _lone_surrogate(text: str) -> int | None:
+    """The offset of the first surrogate escape that is not half of a pair, else None. JSON
+    allows them, Python decodes them, but no database or encoder can store one (SPEC §14)."""
+    paired_low = -1
+    for match in SURROGATE_ESCAPE.finditer(text):
+        start = match.start(1) - 2
+        if start == paired_low:
+            continue
+        if match.group(1)[1].lower() in "89ab":  # a high surrogate: a low one must follow
+            after = text[match.end() : match.end() + 6]
+            if len(after) == 6 and after[:3].lower() == "\\ud" and after[3].lower() in "cdef":
+                paired_low = match.end()
+                continue
+        return start
+    return None
 
 
 def _reject_constant(name: str) -> Any:

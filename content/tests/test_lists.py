@@ -322,9 +322,11 @@ def test_invalid_sort_parameters_are_400(api: Any, params: dict[str, str]) -> No
     assert_error(api.get(list_url("note"), params), 400, "validation_error")
 
 
-def test_empty_sort_parameters_mean_the_defaults(api: Any, trio: list[Any]) -> None:
+def test_empty_sort_parameters_are_a_400_not_the_defaults(api: Any, trio: list[Any]) -> None:
+    # SPEC §3.4: an empty enumerated parameter is a mistake worth naming (was: the defaults).
     response = api.get(list_url("note"), {"sort_by": "", "sort_order": ""})
-    assert ids(response) == pks(trio[2], trio[1], trio[0])
+    assert response.status_code == 400
+    assert set(response.json()["fields"]) == {"sort_by", "sort_order"}
 
 
 # --- pagination ---------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ def test_revert_puts_each_item_back_before_the_tokens_first_change(
         ],
         "trashed": [],
         "conflicts": [],
+        "remaining": 0,
     }
     assert content(note) == "good note"
     assert content(prompt) == "good prompt"
@@ -102,7 +103,7 @@ def test_repeating_a_revert_changes_nothing_more(
 
     again = revert(session_api, token)
 
-    assert again == {"reverted": [], "trashed": [], "conflicts": []}
+    assert again == {"reverted": [], "trashed": [], "conflicts": [], "remaining": 0}
     assert ItemVersion.objects.count() == count
     assert content(note) == "good"
 
@@ -157,7 +158,12 @@ def test_changes_before_since_and_by_other_tokens_stay(
     good.credentials(HTTP_AUTHORIZATION=f"Bearer {other_plain}")
     agent_edit(good, note, "two", "three")
 
-    assert revert(session_api, token) == {"reverted": [], "trashed": [], "conflicts": []}
+    assert revert(session_api, token) == {
+        "reverted": [],
+        "trashed": [],
+        "conflicts": [],
+        "remaining": 0,
+    }
     assert content(note) == "three"
 
 
@@ -168,7 +174,12 @@ def test_a_stranger_cannot_revert_the_owners_items(
     note = make_item(owner, "note", content="good")
     agent_edit(client, note, "good", "bad")
 
-    assert revert(other_api, token) == {"reverted": [], "trashed": [], "conflicts": []}
+    assert revert(other_api, token) == {
+        "reverted": [],
+        "trashed": [],
+        "conflicts": [],
+        "remaining": 0,
+    }
     assert content(note) == "bad"
 
 

@@ -62,13 +62,15 @@ class Command(BaseCommand):
         updated = ", ".join(f"{n} {kind}(s)" for kind, n in report.updated.items())
         self.stdout.write(self.style.SUCCESS(f"Created {created}."))
         self.stdout.write(f"Updated {updated}.")
-        self.stdout.write(f"Skipped {len(report.skipped)} entr(y/ies).")
+        self.stdout.write(f"Skipped {report.skipped_count} entr(y/ies).")
         for skip in report.skipped[:20]:
             self.stdout.write(f"  #{skip.index}: {skip.reason}")
-        if len(report.skipped) > 20:
-            self.stdout.write(f"  … and {len(report.skipped) - 20} more.")
+        if report.skipped_count > 20:
+            self.stdout.write(f"  … and {report.skipped_count - 20} more.")
         for warning in report.errors:
             self.stdout.write(self.style.WARNING(f"Warning: {warning}"))
+        if report.errors_count > len(report.errors):
+            self.stdout.write(f"  … and {report.errors_count - len(report.errors)} more warnings.")
 
 
 def user_named(username: str) -> Owner:
