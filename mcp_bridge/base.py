@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from content import context, history, item_types, queries, reads, representation, saved_filters
+from content import context, history, item_types, queries, reads, saved_filters, shapes
 from content.history import Actor
 from content.models import Item
 from content.reads import Owner
@@ -31,7 +31,7 @@ class ToolsetBase:
         assert isinstance(user, Owner)  # the MCP view requires authentication
         return user
 
-    def _tag_counts(self) -> list[dict[str, Any]]:
+    def _tag_counts(self) -> list[shapes.TagCount]:
         """Tags with counts over the areas the caller may read (as ``/api/tags/``)."""
         types = item_types.types_in(readable_areas(getattr(self.request, "auth", None)))
         return queries.tag_counts(self._owner(), include_inactive=False, types=types)
@@ -41,12 +41,12 @@ class ToolsetBase:
         return Actor(source=self.source, token_prefix=getattr(principal, "token_prefix", None))
 
 
-def full_item(item: Item, start_line: int | None, end_line: int | None) -> dict[str, Any]:
+def full_item(item: Item, start_line: int | None, end_line: int | None) -> shapes.ItemData:
     window = reads.line_window(item.content, start_line, end_line)
-    return representation.item_data(item, window=window)
+    return shapes.item_data(item, window=window)
 
 
-def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]:
+def page(owner: Owner, types: list[str], args: dict[str, Any]) -> shapes.ItemPage:
     params = reads.list_params(
         owner,
         {
@@ -64,7 +64,7 @@ def page(owner: Owner, types: list[str], args: dict[str, Any]) -> dict[str, Any]
         total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
     else:
         total, items = queries.list_content(owner, types, params)
-    return representation.page_data(items, total, params.offset)
+    return shapes.page_data(items, total, params.offset)
 
 
 def require_changes(data: dict[str, Any], names: str) -> None:
@@ -94,12 +94,13 @@ def version_result(
     start_line: int | None,
     end_line: int | None,
     include_diff: bool,
-) -> dict[str, Any]:
+) -> shapes.Version:
     """An item at ``version`` as REST's ``GET …/history/{v}/`` shows it, plus its diff."""
     data = reads.version_data(item, version, start_line=start_line, end_line=end_line)
     if include_diff:
         diff = reads.diff_data(item, version, max_chars=DIFF_CHARS)
-        data.update(diff=diff["diff"], diff_truncated=diff["truncated"])
+        data["diff"] = diff["diff"]
+        data["diff_truncated"] = diff["truncated"]
     return data
 
 
@@ -107,7 +108,7 @@ def restore_result(item: Item, version: int) -> dict[str, Any]:
     number = history.latest_version(item)
     return {
         "id": str(item.pk),
-        "updated_at": representation.dt(item.updated_at),
+        "updated_at": shapes.dt(item.updated_at),
         "version": number,
         "summary": f"Restored {item.label()} to version {version}; it is now version {number}.",
     }
@@ -119,5 +120,5 @@ def filter_list(owner: Owner, types: list[str]) -> dict[str, Any]:
     return {"filters": [saved_filters.filter_data(f) for f in found]}
 
 
-def overview(owner: Owner, types: list[str], recent: int, footer: str) -> dict[str, Any]:
+def overview(owner: Owner, types: list[str], recent: int, footer: str) -> shapes.Context:
     return context.overview(owner, types=types, recent=recent, footer=footer)

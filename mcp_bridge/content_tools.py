@@ -17,8 +17,8 @@ from content import item_types, reads, relationships, services
 from content.models import Bookmark, Item, Note
 from content.reads import ItemRef
 from content.relationships import End
-from content.representation import dt, edit_data, item_data, metadata_item_data
 from content.services import Precondition
+from content.shapes import dt, edit_data, item_data, metadata_item_data
 from mcp_bridge import schemas as t
 from mcp_bridge.base import (
     ToolsetBase,
@@ -117,9 +117,9 @@ class ContentTools(ToolsetBase, MCPToolset):
         if not include_content:
             data = metadata_item_data(item)
             data["relationships"] = reads.related_items(owner, item)
-            return data  # type: ignore[return-value]
+            return data
         window = reads.line_window(item.content, start_line, end_line)
-        return reads.item_detail(owner, item, window)  # type: ignore[return-value]
+        return reads.item_detail(owner, item, window)
 
     def search_in_content(
         self,
@@ -151,7 +151,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         context. To find items across the collection use search_items instead.
         """
         item = _load(self._owner(), type, id)
-        return reads.within_item_search(  # type: ignore[return-value]
+        return reads.within_item_search(
             item, q=query, fields=fields, case_sensitive=case_sensitive, context_lines=context_lines
         )
 
@@ -204,7 +204,7 @@ class ContentTools(ToolsetBase, MCPToolset):
             actor=self._actor(),
             precondition=Precondition(t.aware(expected_updated_at)),
         )
-        return edit_data(outcome)  # type: ignore[return-value]
+        return edit_data(outcome)
 
     def update_item(
         self,
@@ -282,7 +282,7 @@ class ContentTools(ToolsetBase, MCPToolset):
             data=services.item_fields(data),
             actor=self._actor(),
         )
-        return item_data(item)  # type: ignore[return-value]
+        return item_data(item)
 
     def create_note(
         self,
@@ -308,7 +308,7 @@ class ContentTools(ToolsetBase, MCPToolset):
             data=services.item_fields(data),
             actor=self._actor(),
         )
-        return item_data(item)  # type: ignore[return-value]
+        return item_data(item)
 
     def get_item_history(
         self, id: t.ItemId, type: t.ItemType, limit: t.Limit = 50, offset: t.Offset = 0
@@ -322,7 +322,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         with restore_item_version. Returns {versions, total, has_more}.
         """
         item = reads.get_owned_head(self._owner(), _ref(type, id))
-        return reads.history_summary(item, limit=limit, offset=offset)  # type: ignore[return-value]
+        return reads.history_summary(item, limit=limit, offset=offset)
 
     def get_item_version(
         self,
@@ -342,7 +342,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         "include_diff": true}.
         """
         item = reads.get_owned_head(self._owner(), _ref(type, id))
-        return version_result(item, version, start_line, end_line, include_diff)  # type: ignore[return-value]
+        return version_result(item, version, start_line, end_line, include_diff)
 
     def restore_item_version(
         self,
@@ -373,7 +373,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         Sorted by count, most used first. Use it to pick existing tags instead of inventing
         near-duplicates, and as filters for search_items.
         """
-        return {"tags": self._tag_counts()}  # type: ignore[typeddict-item]
+        return {"tags": self._tag_counts()}
 
     def list_filters(self) -> t.FilterList:
         """List the user's saved filters that include bookmarks or notes.
@@ -393,7 +393,7 @@ class ContentTools(ToolsetBase, MCPToolset):
         gives its type and id, ready for get_item. Returns {markdown, counts}; under 10 000
         characters whatever the collection's size.
         """
-        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)  # type: ignore[return-value]
+        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)
 
     def create_relationship(
         self,
@@ -423,4 +423,4 @@ class ContentTools(ToolsetBase, MCPToolset):
             description=description,
             actor=self._actor(),
         )
-        return relationships.link_data(link)  # type: ignore[return-value]
+        return relationships.link_data(link)

@@ -15,8 +15,8 @@ from pydantic import Field
 from content import reads, services
 from content.models import Item
 from content.reads import ItemRef
-from content.representation import dt, edit_data, metadata_item_data
 from content.services import Precondition
+from content.shapes import dt, edit_data, metadata_item_data
 from mcp_bridge import schemas as t
 from mcp_bridge.base import (
     ToolsetBase,
@@ -63,7 +63,7 @@ def _arguments(arguments: list[t.PromptArgumentIn] | None) -> list[dict[str, Any
     return None if arguments is None else [a.model_dump() for a in arguments]
 
 
-def _written(prompt: Item, summary: str) -> dict[str, Any]:
+def _written(prompt: Item, summary: str) -> t.PromptWriteResult:
     return {
         "id": str(prompt.pk),
         "name": str(prompt),  # a prompt's str is its name
@@ -188,7 +188,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         prompt = services.create_item(
             owner=self._owner(), model=Prompt, data=services.item_fields(data), actor=self._actor()
         )
-        return _written(prompt, f"Created prompt '{prompt.name}'.")  # type: ignore[return-value]
+        return _written(prompt, f"Created prompt '{prompt.name}'.")
 
     def edit_prompt_template(
         self,
@@ -252,9 +252,8 @@ class PromptTools(ToolsetBase, MCPToolset):
         what += "" if outcome.changed else ", no changes"
         verb = "Would update" if outcome.dry_run else "Updated"
         result = _written(prompt, f"{verb} prompt '{prompt.name}' (match: {where}{what}).")
-        data = edit_data(outcome)
-        data.update(result)
-        return data  # type: ignore[return-value]
+        data: t.PromptEditResult = {**edit_data(outcome), **result}
+        return data
 
     def update_prompt(
         self,
@@ -305,7 +304,7 @@ class PromptTools(ToolsetBase, MCPToolset):
             precondition=Precondition(t.aware(expected_updated_at)),
         )
         fields = ", ".join("new_name" if k == "name" else k for k in data)
-        return _written(prompt, f"Updated {prompt.label()}: {fields}.")  # type: ignore[return-value]
+        return _written(prompt, f"Updated {prompt.label()}: {fields}.")
 
     def get_prompt_history(
         self, name: t.PromptName, limit: t.Limit = 50, offset: t.Offset = 0
@@ -319,7 +318,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         restore_prompt_version. Returns {versions, total, has_more}.
         """
         item = reads.get_owned_head(self._owner(), _named(name))
-        return reads.history_summary(item, limit=limit, offset=offset)  # type: ignore[return-value]
+        return reads.history_summary(item, limit=limit, offset=offset)
 
     def get_prompt_version(
         self,
@@ -337,7 +336,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         Example: {"name": "code-review", "version": 2, "include_diff": true}.
         """
         item = reads.get_owned_head(self._owner(), _named(name))
-        return version_result(item, version, start_line, end_line, include_diff)  # type: ignore[return-value]
+        return version_result(item, version, start_line, end_line, include_diff)
 
     def restore_prompt_version(
         self,
@@ -371,7 +370,7 @@ class PromptTools(ToolsetBase, MCPToolset):
         carry each, most used first. Use it to reuse existing tags and to filter
         search_prompts.
         """
-        return {"tags": self._tag_counts()}  # type: ignore[typeddict-item]
+        return {"tags": self._tag_counts()}
 
     def list_filters(self) -> t.FilterList:
         """List the user's saved filters that include prompts.
@@ -391,4 +390,4 @@ class PromptTools(ToolsetBase, MCPToolset):
         Every line gives the prompt's name, ready for get_prompt_template or prompts/get.
         Returns {markdown, counts}; under 10 000 characters whatever the library's size.
         """
-        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)  # type: ignore[return-value]
+        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)

@@ -11,246 +11,66 @@ No ``from __future__ import annotations`` in this module: TypedDict decides whic
 """
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from typing_extensions import TypedDict
 
-# --- results ------------------------------------------------------------------------------------
-
-
-class ContentMetadata(TypedDict):
-    total_lines: int
-    start_line: int
-    end_line: int
-    is_partial: bool
-
-
-class Argument(TypedDict):
-    name: str
-    description: str | None
-    required: bool
-
-
-class _Item(TypedDict):
-    id: str
-    type: str
-    title: str | None
-    description: str | None
-    tags: list[str]
-    state: str
-    created_at: str
-    updated_at: str
-    last_used_at: str
-    archived_at: str | None
-    deleted_at: str | None
-    content_length: int | None
-    content: NotRequired[str | None]
-    content_metadata: NotRequired[ContentMetadata | None]
-    content_preview: NotRequired[str | None]
-
-
-class RelatedItem(TypedDict):
-    relationship_id: str
-    type: str
-    id: str
-    title: str | None
-    description: str | None
-
-
-class ContentItem(_Item):
-    """A bookmark or note as the REST API returns it.
-
-    ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
-    metadata-only reads; ``url`` with bookmarks; ``relationships`` with get_item.
-    """
-
-    url: NotRequired[str]
-    relationships: NotRequired[list[RelatedItem]]
-
-
-class PromptItem(_Item):
-    """A prompt as the REST API returns it (``content`` is its template)."""
-
-    name: str
-    arguments: list[Argument]
-
-
-class ContentPage(TypedDict):
-    items: list[ContentItem]
-    total: int
-    has_more: bool
-
-
-class PromptPage(TypedDict):
-    items: list[PromptItem]
-    total: int
-    has_more: bool
-
-
-class Match(TypedDict):
-    field: str
-    line: int | None
-    context: str
-
-
-class SearchResult(TypedDict):
-    matches: list[Match]
-    total_matches: int
-
-
-class EditMatch(TypedDict):
-    match_type: str
-    line: int
-    replacements: int
-
-
-class EditResult(TypedDict):
-    """One edit: ``match_type``/``line`` (+ ``replacements`` with replace_all); ``edits``: one
-    ``EditMatch`` per edit; dry runs add ``dry_run``, ``diff`` and ``diff_truncated``."""
-
-    match_type: NotRequired[str]
-    line: NotRequired[int]
-    replacements: NotRequired[int]
-    edits: NotRequired[list[EditMatch]]
-    id: str
-    updated_at: str
-    dry_run: NotRequired[bool]
-    diff: NotRequired[str]
-    diff_truncated: NotRequired[bool]
-
-
-class UpdateResult(TypedDict):
-    id: str
-    updated_at: str
-    summary: str
-
-
-class PromptTemplate(TypedDict):
-    id: str
-    name: str
-    title: str | None
-    description: str | None
-    content: str | None
-    arguments: list[Argument]
-    tags: list[str]
-    updated_at: str
-    content_metadata: ContentMetadata | None
-
-
-class PromptWriteResult(TypedDict):
-    id: str
-    name: str
-    updated_at: str
-    summary: str
-
-
-class PromptEditResult(TypedDict):
-    id: str
-    name: str
-    updated_at: str
-    match_type: NotRequired[str]
-    line: NotRequired[int]
-    replacements: NotRequired[int]
-    edits: NotRequired[list[EditMatch]]
-    dry_run: NotRequired[bool]
-    diff: NotRequired[str]
-    diff_truncated: NotRequired[bool]
-    summary: str
-
-
-class HistoryEntry(TypedDict):
-    version: int | None
-    action: str
-    changed_fields: list[str]
-    source: str
-    token_prefix: str | None
-    created_at: str
-
-
-class HistoryPage(TypedDict):
-    versions: list[HistoryEntry]
-    total: int
-    has_more: bool
-
-
-class Version(TypedDict):
-    """An item as it was at a version: content (cut to the line window) and metadata."""
-
-    item_id: str
-    type: str
-    id: str
-    version: int | None
-    action: str
-    changed_fields: list[str]
-    metadata: dict[str, Any]
-    source: str
-    token_prefix: str | None
-    created_at: str
-    content: str | None
-    content_metadata: ContentMetadata | None
-    diff: NotRequired[str]
-    diff_truncated: NotRequired[bool]
-
-
-class RestoreResult(TypedDict):
-    id: str
-    updated_at: str
-    version: int
-    summary: str
-
-
-class PromptRestoreResult(RestoreResult):
-    name: str
-
-
-class TagCount(TypedDict):
-    name: str
-    count: int
-
-
-class TagList(TypedDict):
-    tags: list[TagCount]
-
-
-class FilterGroup(TypedDict):
-    tags: list[str]
-
-
-class FilterExpression(TypedDict):
-    groups: list[FilterGroup]
-    group_operator: str
-
-
-class SavedFilter(TypedDict):
-    id: str
-    name: str
-    content_types: list[str]
-    expression: FilterExpression
-    default_sort_by: str | None
-    default_sort_order: str
-    created_at: str
-    updated_at: str
-
-
-class FilterList(TypedDict):
-    filters: list[SavedFilter]
-
-
-class Context(TypedDict):
-    markdown: str
-    counts: dict[str, int]
-
-
-class Link(TypedDict):
-    id: str
-    source_type: str
-    source_id: str
-    target_type: str
-    target_id: str
-    description: str | None
-    created_at: str
-
+# --- results: the shapes REST returns too (content.shapes), re-exported for the tool modules ---
+from content.shapes import (
+    Argument,
+    ContentItem,
+    ContentMetadata,
+    ContentPage,
+    Context,
+    EditMatch,
+    EditResult,
+    FilterList,
+    HistoryEntry,
+    HistoryPage,
+    Link,
+    Match,
+    PromptEditResult,
+    PromptItem,
+    PromptPage,
+    PromptRestoreResult,
+    PromptTemplate,
+    PromptWriteResult,
+    RestoreResult,
+    SavedFilter,
+    SearchResult,
+    TagCount,
+    TagList,
+    UpdateResult,
+    Version,
+)
+
+__all__ = [
+    "Argument",
+    "ContentItem",
+    "ContentMetadata",
+    "ContentPage",
+    "Context",
+    "EditMatch",
+    "EditResult",
+    "FilterList",
+    "HistoryEntry",
+    "HistoryPage",
+    "Link",
+    "Match",
+    "PromptEditResult",
+    "PromptItem",
+    "PromptPage",
+    "PromptRestoreResult",
+    "PromptTemplate",
+    "PromptWriteResult",
+    "RestoreResult",
+    "SavedFilter",
+    "SearchResult",
+    "TagCount",
+    "TagList",
+    "UpdateResult",
+    "Version",
+]
 
 # --- parameters ---------------------------------------------------------------------------------
 
