@@ -109,12 +109,6 @@ class PromptPage(TypedDict):
     has_more: bool
 
 
-class ItemPage(TypedDict):
-    items: list[ItemData]
-    total: int
-    has_more: bool
-
-
 class ExportItem(TypedDict):
     """An item in an export (Tiddly JSON ``items``, a Markdown file's front matter): the item
     shape without state, lengths, previews and line counts; dates in UTC; ``content`` only
@@ -402,20 +396,19 @@ def metadata_item_data(item: Item) -> ItemData:
     return data
 
 
+def prompt_item(data: ItemData) -> PromptItem:
+    """A prompt's item shape: the model's ``extra_fields`` always put ``name`` and
+    ``arguments`` in (which ``ItemData``, built for any type, can only declare optional)."""
+    if "name" not in data or "arguments" not in data:
+        raise ValueError("not the item shape of a prompt")
+    return cast(PromptItem, data)
+
+
 def preview(content: str | None) -> str | None:
     """The first 500 characters with whitespace runs collapsed (lists, MCP metadata)."""
     if content is None:
         return None
     return _WHITESPACE.sub(" ", content[:PREVIEW_CHARS]).strip()
-
-
-def page_data(items: list[Item], total: int, offset: int) -> ItemPage:
-    """A list page as the MCP search tools return it."""
-    return {
-        "items": [listed_item_data(i) for i in items],
-        "total": total,
-        "has_more": offset + len(items) < total,
-    }
 
 
 def export_item(item: Item, *, with_content: bool) -> ExportItem:

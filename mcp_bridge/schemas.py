@@ -1,76 +1,16 @@
-"""Typed shapes of the MCP tool results (outputSchema + structuredContent) and shared parameters.
+"""The MCP tools' shared parameter types (their input schema: types, limits, descriptions).
 
-The result types mirror the REST JSON (``content.api.serializers.item_data`` and friends): a tool
-returns exactly what the matching REST endpoint returns, so an agent and a script see one format.
-They are TypedDicts rather than ``dict`` because FastMCP only emits ``structuredContent`` and an
-``outputSchema`` for a typed return; keys that a type does not declare would be dropped, so every
-key the serializers produce is declared here.
+Results are typed in ``content.shapes``: a tool returns exactly what the matching REST endpoint
+returns, so an agent and a script see one format.
 
-No ``from __future__ import annotations`` in this module: TypedDict decides which keys are
-``NotRequired`` when the class is created, and cannot see through string annotations.
+No ``from __future__ import annotations`` in this module: pydantic reads these ``Annotated``
+aliases when it builds the tools' argument models.
 """
 
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-# --- results: the shapes REST returns too (content.shapes), re-exported for the tool modules ---
-from content.shapes import (
-    Argument,
-    ContentItem,
-    ContentMetadata,
-    ContentPage,
-    Context,
-    EditMatch,
-    EditResult,
-    FilterList,
-    HistoryEntry,
-    HistoryPage,
-    Link,
-    Match,
-    PromptEditResult,
-    PromptItem,
-    PromptPage,
-    PromptRestoreResult,
-    PromptTemplate,
-    PromptWriteResult,
-    RestoreResult,
-    SavedFilter,
-    SearchResult,
-    TagCount,
-    TagList,
-    UpdateResult,
-    Version,
-)
-
-__all__ = [
-    "Argument",
-    "ContentItem",
-    "ContentMetadata",
-    "ContentPage",
-    "Context",
-    "EditMatch",
-    "EditResult",
-    "FilterList",
-    "HistoryEntry",
-    "HistoryPage",
-    "Link",
-    "Match",
-    "PromptEditResult",
-    "PromptItem",
-    "PromptPage",
-    "PromptRestoreResult",
-    "PromptTemplate",
-    "PromptWriteResult",
-    "RestoreResult",
-    "SavedFilter",
-    "SearchResult",
-    "TagCount",
-    "TagList",
-    "UpdateResult",
-    "Version",
-]
 
 # --- parameters ---------------------------------------------------------------------------------
 
