@@ -18,6 +18,7 @@ from typing import Any
 
 from content import queries, saved_filters
 from content.models import ItemState
+from content.shapes import Context
 
 MAX_CHARS = 10_000
 MAX_FILTERS = 5
@@ -50,7 +51,7 @@ class _Section:
         return True
 
 
-def overview(owner: Any, *, types: list[str], recent: int, footer: str = "") -> dict[str, Any]:
+def overview(owner: Any, *, types: list[str], recent: int, footer: str = "") -> Context:
     """``{markdown, counts}`` for the owner's items of ``types``; ``recent`` items per list."""
     counts = queries.active_counts(owner, types)
     head = _Section(BUDGETS["head"])

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from content import content_cache, item_types, rules
 from content.models import Item, ItemQuerySet, ItemState, Tag, state_q
-from content.representation import PREVIEW_CHARS
+from content.shapes import PREVIEW_CHARS, TagCount
 
 _WORD = re.compile(r"\w")
 
@@ -310,7 +310,7 @@ def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
 
 def tag_counts(
     owner: Any, *, include_inactive: bool, types: list[str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[TagCount]:
     """The owner's tags with the number of active items carrying each, in one query.
 
     ``types`` limits what is counted (a caller sees counts only over the areas it may read);
@@ -333,7 +333,7 @@ def tag_counts(
     totals: dict[str, int] = {}
     for name, n in union:
         totals[name] = totals.get(name, 0) + n
-    result: list[dict[str, Any]] = [
+    result: list[TagCount] = [
         {"name": name, "count": n} for name, n in totals.items() if n or include_inactive
     ]
     result.sort(key=lambda t: (-t["count"], t["name"]))
@@ -353,7 +353,7 @@ def _active_tag_uses(owner: Any, model: type[Item], active: Q) -> QuerySet:
     )
 
 
-def top_tags(owner: Any, types: list[str], limit: int) -> list[dict[str, Any]]:
+def top_tags(owner: Any, types: list[str], limit: int) -> list[TagCount]:
     """The ``limit`` tags carried by most active items of ``types``."""
     return tag_counts(owner, include_inactive=False, types=types)[:limit]
 

@@ -3,7 +3,7 @@
 ``get_owned`` loads one of the owner's items or raises the not-found error every door answers
 with (another owner's item is simply not found). The other functions turn validated request
 values into read results: a line window, a within-item search, a history page, a version, a diff.
-SQL lives in ``content.queries``; JSON shapes in ``content.representation``.
+SQL lives in ``content.queries``; JSON shapes in ``content.shapes``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,19 @@ from django.contrib.auth.models import User
 
 from content import history, item_types, queries, saved_filters
 from content.models import Item, ItemState, ItemVersion, Relationship
-from content.representation import dt, item_data
 from content.rules import normalize_tags, storable
+from content.shapes import (
+    HistoryPage,
+    HistoryRecord,
+    ItemData,
+    Match,
+    RelatedItem,
+    SearchResult,
+    Version,
+    dt,
+    item_data,
+    window_data,
+)
 from content.text.lines import LineRangeError, LineWindow, read_lines
 from content.text.search import field_contains, search_text_limited
 from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
@@ -94,14 +105,14 @@ def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
 # --- an item's page: the item and the items linked to it ----------------------------------------
 
 
-def item_detail(owner: Owner, item: Item, window: LineWindow | None = None) -> dict[str, Any]:
+def item_detail(owner: Owner, item: Item, window: LineWindow | None = None) -> ItemData:
     """What GET of one item answers (REST and MCP alike): the item and its ``relationships``."""
     data = item_data(item, window=window)
     data["relationships"] = related_items(owner, item)
     return data
 
 
-def related_items(owner: Any, item: Item) -> list[dict[str, Any]]:
+def related_items(owner: Any, item: Item) -> list[RelatedItem]:
     """The other ends of the item's links, oldest link first, items in the trash left out.
 
     One query for the links and one per item type at their other ends, whatever their number.
@@ -185,7 +196,7 @@ def line_window(
 
 def within_item_search(
     item: Item, *, q: str, fields: str, case_sensitive: bool, context_lines: int
-) -> dict[str, Any]:
+) -> SearchResult:
     """SPEC §4.2: every match's line and context (``fields`` is a comma list)."""
     names = [f.strip().lower() for f in fields.split(",") if f.strip()]
     unknown = sorted(set(names) - set(SEARCH_FIELDS))
@@ -198,7 +209,7 @@ def within_item_search(
                 ]
             }
         )
-    matches: list[dict[str, Any]] = []
+    matches: list[Match] = []
     total = 0
     for name in dict.fromkeys(names):
         value = getattr(item, name)
@@ -217,7 +228,7 @@ def within_item_search(
         elif field_contains(value, q, case_sensitive=case_sensitive):
             total += 1
             matches.append({"field": name, "line": None, "context": value})
-    body: dict[str, Any] = {"matches": matches, "total_matches": total}
+    body: SearchResult = {"matches": matches, "total_matches": total}
     if total > len(matches):
         # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
         body["truncated"] = True
@@ -227,7 +238,7 @@ def within_item_search(
 # --- history ------------------------------------------------------------------------------------
 
 
-def history_entry(row: ItemVersion) -> dict[str, Any]:
+def history_entry(row: ItemVersion) -> HistoryRecord:
     return {
         "id": str(row.pk),
         "version": row.version,
@@ -247,7 +258,7 @@ def history_page(
     offset: int,
     actions: list[str] | None = None,
     sources: list[str] | None = None,
-) -> tuple[int, list[dict[str, Any]]]:
+) -> tuple[int, list[HistoryRecord]]:
     """Versions and events, newest first: (total, one page of entries)."""
     rows = history.item_versions(item).defer("content_patch", "content_snapshot")
     if actions:
@@ -259,37 +270,40 @@ def history_page(
     return total, [history_entry(row) for row in found]
 
 
-def history_summary(item: Item, *, limit: int, offset: int) -> dict[str, Any]:
+def history_summary(item: Item, *, limit: int, offset: int) -> HistoryPage:
     """A history page as the MCP history tools return it (SPEC §7): the entries without their
     metadata snapshots, the total and whether more follow."""
     total, entries = history_page(item, limit=limit, offset=offset)
-    keys = ("version", "action", "changed_fields", "source", "token_prefix", "created_at")
     return {
-        "versions": [{key: entry[key] for key in keys} for entry in entries],
+        "versions": [
+            {
+                "version": entry["version"],
+                "action": entry["action"],
+                "changed_fields": entry["changed_fields"],
+                "source": entry["source"],
+                "token_prefix": entry["token_prefix"],
+                "created_at": entry["created_at"],
+            }
+            for entry in entries
+        ],
         "total": total,
         "has_more": offset + len(entries) < total,
     }
 
 
-def window_data(window: LineWindow) -> dict[str, Any]:
-    return {
-        "total_lines": window.total_lines,
-        "start_line": window.start_line,
-        "end_line": window.end_line,
-        "is_partial": window.is_partial,
-    }
-
-
 def version_data(
     item: Item, number: int, *, start_line: int | None = None, end_line: int | None = None
-) -> dict[str, Any]:
+) -> Version:
     """The item as it was at version ``number`` (content cut to the line window)."""
     row = history.get_version(item, number)
     window = line_window(history.reconstruct(item, number), start_line, end_line)
-    data = {"item_id": str(item.pk), "type": item.type_name, **history_entry(row)}
-    data["content"] = None if window is None else window.content
-    data["content_metadata"] = None if window is None else window_data(window)
-    return data
+    return {
+        "item_id": str(item.pk),
+        "type": item.type_name,
+        **history_entry(row),
+        "content": None if window is None else window.content,
+        "content_metadata": None if window is None else window_data(window),
+    }
 
 
 def diff_data(

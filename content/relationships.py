@@ -17,7 +17,7 @@ from content import history, item_types, queries, rules
 from content.history import Actor
 from content.models import HistoryAction, Item, Relationship
 from content.reads import ItemRef, parse_pk
-from content.representation import dt
+from content.shapes import Link, dt
 from tiddly.errors import FieldLimitExceeded, NotFound, ValidationFailed
 
 
@@ -40,7 +40,7 @@ class End:
         return ItemRef(item_types.model_for(self.type_name), pk=self.pk)
 
 
-def link_data(link: Relationship) -> dict[str, Any]:
+def link_data(link: Relationship) -> Link:
     return {
         "id": str(link.pk),
         "source_type": link.source_type,

@@ -15,9 +15,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import item_types, rules
+from content import item_types, rules, shapes
 from content.models import SavedFilter, Tag
-from content.representation import dt
+from content.shapes import dt
 from content.tags import get_or_create_tags
 from tiddly.errors import FieldLimitExceeded, NameConflict, NotFound, TagInUse, ValidationFailed
 
@@ -56,7 +56,7 @@ def filters_for_types(owner: Any, types: list[str]) -> list[SavedFilter]:
     return [f for f in owned_filters(owner) if wanted & set(f.content_types)]
 
 
-def filter_data(saved: SavedFilter) -> dict[str, Any]:
+def filter_data(saved: SavedFilter) -> shapes.SavedFilter:
     return {
         "id": str(saved.pk),
         "name": saved.name,

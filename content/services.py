@@ -22,7 +22,7 @@ from content.history_codec import ops_patch
 from content.models import HistoryAction, Item, Relationship, Tag
 from content.queries import one_with_content
 from content.reads import ItemRef, Owner
-from content.representation import etag, item_data
+from content.shapes import etag, item_data
 from content.tags import get_or_create_tags as _get_or_create_tags
 from content.text import replace
 from tiddly.errors import (

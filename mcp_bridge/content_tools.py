@@ -1,36 +1,29 @@
 """Content server tools: bookmarks and notes (SPEC §7).
 
-Each public method is one tool: django-mcp-server builds its name, description (the docstring)
-and input schema (the annotated parameters) and runs it in the request's worker thread, so the
-sync ORM and the services can be called directly. Descriptions are written for the model that
-picks the tool: what it does, when to use it rather than its neighbour, and an example.
+Each function is one tool, registered on the server in ``register`` (in the order of SPEC §7):
+its name is the tool's name, its docstring the description and its annotated parameters the
+input schema; it runs in the request's worker thread, so the sync ORM and the services can be
+called directly. Descriptions are written for the model that picks the tool: what it does, when
+to use it rather than its neighbour, and an example. ``list_tags``, ``list_filters`` and
+``get_context`` are the shared ones (``shared_tools``), with this server's descriptions.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from mcp_server import MCPToolset
 from pydantic import Field
 
-from content import item_types, reads, relationships, services
+from content import item_types, reads, relationships, services, shapes
 from content.models import Bookmark, Item, Note
 from content.reads import ItemRef
 from content.relationships import End
-from content.representation import dt, edit_data, item_data, metadata_item_data
 from content.services import Precondition
+from mcp_bridge import calls, shared_tools
 from mcp_bridge import schemas as t
-from mcp_bridge.base import (
-    ToolsetBase,
-    edits_in,
-    filter_list,
-    overview,
-    page,
-    require_changes,
-    restore_result,
-    version_result,
-)
-from mcp_bridge.servers import content_server
+from mcp_bridge.annotations import CREATE, EDIT, LINK, READ, UPDATE
+from mcp_bridge.servers import TiddlyServer
+from mcp_bridge.shared_tools import edits_in, require_changes
 from tiddly.errors import ValidationFailed
 
 
@@ -49,378 +42,395 @@ CONTEXT_FOOTER = (
 )
 
 
-class ContentTools(ToolsetBase, MCPToolset):
-    mcp_server = content_server
-    source = "mcp-content"
+def search_items(
+    query: t.Query = None,
+    type: Annotated[
+        Literal["bookmark", "note"] | None,
+        Field(description="Only bookmarks or only notes. Omit for both."),
+    ] = None,
+    tags: t.Tags = None,
+    tag_match: t.TagMatch = "all",
+    sort_by: t.SortBy = None,
+    sort_order: t.SortOrder = "desc",
+    limit: t.Limit = 50,
+    offset: t.Offset = 0,
+    filter_id: t.FilterId = None,
+) -> shapes.ContentPage:
+    """Search or list the user's active bookmarks and notes.
 
-    def search_items(
-        self,
-        query: t.Query = None,
-        type: Annotated[
-            Literal["bookmark", "note"] | None,
-            Field(description="Only bookmarks or only notes. Omit for both."),
-        ] = None,
-        tags: t.Tags = None,
-        tag_match: t.TagMatch = "all",
-        sort_by: t.SortBy = None,
-        sort_order: t.SortOrder = "desc",
-        limit: t.Limit = 50,
-        offset: t.Offset = 0,
-        filter_id: t.FilterId = None,
-    ) -> t.ContentPage:
-        """Search or list the user's active bookmarks and notes.
+    Matches the query against title, description, content and (bookmarks) URL. Returns
+    {items, total, has_more}; each item has its id, type, title, tags, content_length and a
+    500-character content_preview, but never the full content: call get_item with the id
+    and type to read it. Use this to find items; use search_in_content to find text inside
+    one known item. Page with offset while has_more is true.
+    Example: {"query": "kubernetes", "type": "note", "tags": ["ops"]}.
+    """
+    args = {
+        "query": query,
+        "tags": tags,
+        "tag_match": tag_match,
+        "sort_by": sort_by,
+        "sort_order": sort_order,
+        "limit": limit,
+        "offset": offset,
+        "filter_id": filter_id,
+    }
+    items, total, more = shared_tools.search([type] if type else TYPES, args)
+    return {
+        "items": [shapes.listed_item_data(i) for i in items],
+        "total": total,
+        "has_more": more,
+    }
 
-        Matches the query against title, description, content and (bookmarks) URL. Returns
-        {items, total, has_more}; each item has its id, type, title, tags, content_length and a
-        500-character content_preview, but never the full content: call get_item with the id
-        and type to read it. Use this to find items; use search_in_content to find text inside
-        one known item. Page with offset while has_more is true.
-        Example: {"query": "kubernetes", "type": "note", "tags": ["ops"]}.
-        """
-        args = {
-            "query": query,
-            "tags": tags,
-            "tag_match": tag_match,
-            "sort_by": sort_by,
-            "sort_order": sort_order,
-            "limit": limit,
-            "offset": offset,
-            "filter_id": filter_id,
-        }
-        return page(self._owner(), [type] if type else TYPES, args)  # type: ignore[return-value]
 
-    def get_item(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        include_content: Annotated[
-            bool,
-            Field(
-                description="false returns only metadata: content_length, content_preview and "
-                "content_metadata.total_lines, to size an item up before reading it."
-            ),
-        ] = True,
-        start_line: t.StartLine = None,
-        end_line: t.EndLine = None,
-    ) -> t.ContentItem:
-        """Read one bookmark or note by id and type: all fields, including its content.
+def get_item(
+    id: t.ItemId,
+    type: t.ItemType,
+    include_content: Annotated[
+        bool,
+        Field(
+            description="false returns only metadata: content_length, content_preview and "
+            "content_metadata.total_lines, to size an item up before reading it."
+        ),
+    ] = True,
+    start_line: t.StartLine = None,
+    end_line: t.EndLine = None,
+) -> shapes.ContentItem:
+    """Read one bookmark or note by id and type: all fields, including its content.
 
-        content_metadata gives total_lines and the line range returned. For a large item
-        (content_length in the thousands of characters or more) read part of it with
-        start_line/end_line, e.g. {"start_line": 120, "end_line": 180}, or find the lines
-        first with search_in_content. Works for archived and trashed items too (see state).
-        Line parameters are ignored when include_content is false. relationships lists the
-        items linked to this one ({relationship_id, type, id, title, description}).
-        """
-        owner = self._owner()
-        item = _load(owner, type, id)
-        if not include_content:
-            data = metadata_item_data(item)
-            data["relationships"] = reads.related_items(owner, item)
-            return data  # type: ignore[return-value]
-        window = reads.line_window(item.content, start_line, end_line)
-        return reads.item_detail(owner, item, window)  # type: ignore[return-value]
+    content_metadata gives total_lines and the line range returned. For a large item
+    (content_length in the thousands of characters or more) read part of it with
+    start_line/end_line, e.g. {"start_line": 120, "end_line": 180}, or find the lines
+    first with search_in_content. Works for archived and trashed items too (see state).
+    Line parameters are ignored when include_content is false. relationships lists the
+    items linked to this one ({relationship_id, type, id, title, description}).
+    """
+    owner = calls.owner()
+    item = _load(owner, type, id)
+    if not include_content:
+        data = shapes.metadata_item_data(item)
+        data["relationships"] = reads.related_items(owner, item)
+        return data
+    window = reads.line_window(item.content, start_line, end_line)
+    return reads.item_detail(owner, item, window)
 
-    def search_in_content(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        query: Annotated[
-            str,
-            Field(
-                min_length=1,
-                description="Literal text to find (not a regex; may span several lines).",
-            ),
-        ],
-        fields: Annotated[
-            str,
-            Field(description="Comma-separated fields to search: content, title, description."),
-        ] = "content",
-        case_sensitive: Annotated[bool, Field(description="Match letter case exactly.")] = False,
-        context_lines: Annotated[
-            int, Field(ge=0, le=10, description="Lines of context before and after each match.")
-        ] = 2,
-    ) -> t.SearchResult:
-        """Find literal text inside ONE item; returns each match's line number and context.
 
-        Use it before edit_content: to check how often the text occurs (edit_content needs
-        exactly one occurrence), to copy the exact current wording into old_str, and to locate
-        text in a large item without reading all of it (then get_item with start_line/end_line).
-        Returns {matches: [{field, line, context}], total_matches}; no match is a valid answer
-        (an empty list). Title/description matches have line null and the whole field as
-        context. To find items across the collection use search_items instead.
-        """
-        item = _load(self._owner(), type, id)
-        return reads.within_item_search(  # type: ignore[return-value]
-            item, q=query, fields=fields, case_sensitive=case_sensitive, context_lines=context_lines
-        )
+def search_in_content(
+    id: t.ItemId,
+    type: t.ItemType,
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="Literal text to find (not a regex; may span several lines).",
+        ),
+    ],
+    fields: Annotated[
+        str,
+        Field(description="Comma-separated fields to search: content, title, description."),
+    ] = "content",
+    case_sensitive: Annotated[bool, Field(description="Match letter case exactly.")] = False,
+    context_lines: Annotated[
+        int, Field(ge=0, le=10, description="Lines of context before and after each match.")
+    ] = 2,
+) -> shapes.SearchResult:
+    """Find literal text inside ONE item; returns each match's line number and context.
 
-    def edit_content(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        old_str: t.OptionalOldStr = None,
-        new_str: t.OptionalNewStr = None,
-        replace_all: t.ReplaceAll = False,
-        edits: t.Edits = None,
-        dry_run: t.DryRun = False,
-        expected_updated_at: t.ExpectedUpdatedAt = None,
-    ) -> t.EditResult:
-        """Replace exact passages of an item's content: old_str -> new_str.
+    Use it before edit_content: to check how often the text occurs (edit_content needs
+    exactly one occurrence), to copy the exact current wording into old_str, and to locate
+    text in a large item without reading all of it (then get_item with start_line/end_line).
+    Returns {matches: [{field, line, context}], total_matches}; no match is a valid answer
+    (an empty list). Title/description matches have line null and the whole field as
+    context. To find items across the collection use search_items instead.
+    """
+    item = _load(calls.owner(), type, id)
+    return reads.within_item_search(
+        item, q=query, fields=fields, case_sensitive=case_sensitive, context_lines=context_lines
+    )
 
-        Use it for targeted changes: fix a typo, change a sentence, insert text (old_str = the
-        text next to the insertion point, new_str = that text plus the addition) or delete a
-        passage (new_str = ""). old_str must occur exactly once; copy it from get_item or
-        search_in_content and include enough surrounding text to make it unique. Matching
-        tolerates trailing-whitespace and uniform indentation differences.
-        Example: {"old_str": "recieve the data", "new_str": "receive the data"}.
 
-        Which form:
-        - One change: old_str + new_str.
-        - The same change everywhere (rename a term): add replace_all=true.
-          Example: {"old_str": "colour", "new_str": "color", "replace_all": true}.
-        - Several different changes at once: edits (instead of old_str/new_str), all matched
-          against the original text, applied together or not at all, one history version.
-          Example: {"edits": [{"old_str": "Draft", "new_str": "Final"},
-          {"old_str": "TODO: dates", "new_str": "Due 1 May"}]}.
-        - Preview without saving: add dry_run=true; the result carries the unified diff.
+def edit_content(
+    id: t.ItemId,
+    type: t.ItemType,
+    old_str: t.OptionalOldStr = None,
+    new_str: t.OptionalNewStr = None,
+    replace_all: t.ReplaceAll = False,
+    edits: t.Edits = None,
+    dry_run: t.DryRun = False,
+    expected_updated_at: t.ExpectedUpdatedAt = None,
+) -> shapes.EditResult:
+    """Replace exact passages of an item's content: old_str -> new_str.
 
-        On failure nothing is saved and the error says why: no_match (re-read the content),
-        multiple_matches (lists every match with its line and context: extend old_str or use
-        replace_all), overlapping_edits (two edits touch the same text: merge them); with edits
-        the error's edit_index names the failing edit. Returns {match_type, line, id,
-        updated_at} (+ replacements with replace_all; edits: [{match_type, line,
-        replacements}] with edits; dry_run, diff, diff_truncated on a dry run). To rewrite the
-        whole content or change title/tags use update_item.
-        """
-        outcome = services.edit_content(
-            owner=self._owner(),
-            ref=_ref(type, id),
-            old_str=old_str,
-            new_str=new_str,
-            replace_all=replace_all,
-            edits=edits_in(edits),
-            dry_run=dry_run,
-            actor=self._actor(),
-            precondition=Precondition(t.aware(expected_updated_at)),
-        )
-        return edit_data(outcome)  # type: ignore[return-value]
+    Use it for targeted changes: fix a typo, change a sentence, insert text (old_str = the
+    text next to the insertion point, new_str = that text plus the addition) or delete a
+    passage (new_str = ""). old_str must occur exactly once; copy it from get_item or
+    search_in_content and include enough surrounding text to make it unique. Matching
+    tolerates trailing-whitespace and uniform indentation differences.
+    Example: {"old_str": "recieve the data", "new_str": "receive the data"}.
 
-    def update_item(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        title: Annotated[
-            str | None, Field(description="New title (notes need a non-blank one).")
-        ] = None,
-        description: Annotated[
-            str | None, Field(description="New description; an empty string clears it.")
-        ] = None,
-        tags: t.TagsReplacement = None,
-        url: Annotated[str | None, Field(description="New URL (bookmarks only).")] = None,
-        content: Annotated[
-            str | None,
-            Field(
-                description="The COMPLETE new content, replacing all of it. For a change to "
-                "part of the content use edit_content instead."
-            ),
-        ] = None,
-        expected_updated_at: t.ExpectedUpdatedAt = None,
-    ) -> t.UpdateResult:
-        """Change an item's metadata and/or replace its whole content.
+    Which form:
+    - One change: old_str + new_str.
+    - The same change everywhere (rename a term): add replace_all=true.
+      Example: {"old_str": "colour", "new_str": "color", "replace_all": true}.
+    - Several different changes at once: edits (instead of old_str/new_str), all matched
+      against the original text, applied together or not at all, one history version.
+      Example: {"edits": [{"old_str": "Draft", "new_str": "Final"},
+      {"old_str": "TODO: dates", "new_str": "Due 1 May"}]}.
+    - Preview without saving: add dry_run=true; the result carries the unified diff.
 
-        Use it to retitle, re-describe, retag, change a bookmark's URL, or rewrite, reorganise,
-        summarise or translate the whole content. Only the parameters you pass change; omitted
-        ones keep their values. For a targeted change inside the content use edit_content (it
-        sends only the changed passage). At least one of title, description, tags, url, content
-        is required. Returns {id, updated_at, summary}.
-        Example (add a tag to an item tagged ["python"]): {"tags": ["python", "testing"]}.
-        """
-        if url is not None and type != "bookmark":
-            raise ValidationFailed({"url": ["url is only valid for bookmarks."]})
-        given = {"title": title, "description": description, "tags": tags, "url": url}
-        data = {k: v for k, v in {**given, "content": content}.items() if v is not None}
-        require_changes(data, "title, description, tags, url, content")
-        item = services.update_item(
-            owner=self._owner(),
-            ref=_ref(type, id),
-            data=services.item_fields(data),
-            actor=self._actor(),
-            precondition=Precondition(t.aware(expected_updated_at)),
-        )
-        return {
-            "id": str(item.pk),
-            "updated_at": dt(item.updated_at),
-            "summary": f"Updated {item.label()}: {', '.join(data)}.",
-        }
+    On failure nothing is saved and the error says why: no_match (re-read the content),
+    multiple_matches (lists every match with its line and context: extend old_str or use
+    replace_all), overlapping_edits (two edits touch the same text: merge them); with edits
+    the error's edit_index names the failing edit. Returns {match_type, line, id,
+    updated_at} (+ replacements with replace_all; edits: [{match_type, line,
+    replacements}] with edits; dry_run, diff, diff_truncated on a dry run). To rewrite the
+    whole content or change title/tags use update_item.
+    """
+    outcome = services.edit_content(
+        owner=calls.owner(),
+        ref=_ref(type, id),
+        old_str=old_str,
+        new_str=new_str,
+        replace_all=replace_all,
+        edits=edits_in(edits),
+        dry_run=dry_run,
+        actor=calls.actor(),
+        precondition=Precondition(t.aware(expected_updated_at)),
+    )
+    return shapes.edit_data(outcome)
 
-    def create_bookmark(
-        self,
-        url: Annotated[str, Field(description="The http(s) URL to save.")],
-        title: Annotated[str | None, Field(description="Title (e.g. the page's title).")] = None,
-        description: Annotated[str | None, Field(description="A short summary.")] = None,
-        content: Annotated[
-            str | None, Field(description="Optional text to keep with it (notes, an excerpt).")
-        ] = None,
-        tags: Annotated[
-            list[str] | None, Field(description="Tags, lowercase and hyphenated.")
-        ] = None,
-    ) -> t.ContentItem:
-        """Save a new bookmark (a URL with title, description, tags and optional content).
 
-        The page is not fetched: pass the title and description you know. A URL the user has
-        already saved gives the error url_conflict with existing_id: update that bookmark
-        instead. Returns the created bookmark. To write a note use create_note.
-        """
-        given = {"url": url, "title": title, "description": description, "content": content}
-        data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        if tags is not None:
-            data["tags"] = tags
-        item = services.create_item(
-            owner=self._owner(),
-            model=Bookmark,
-            data=services.item_fields(data),
-            actor=self._actor(),
-        )
-        return item_data(item)  # type: ignore[return-value]
+def update_item(
+    id: t.ItemId,
+    type: t.ItemType,
+    title: Annotated[
+        str | None, Field(description="New title (notes need a non-blank one).")
+    ] = None,
+    description: Annotated[
+        str | None, Field(description="New description; an empty string clears it.")
+    ] = None,
+    tags: t.TagsReplacement = None,
+    url: Annotated[str | None, Field(description="New URL (bookmarks only).")] = None,
+    content: Annotated[
+        str | None,
+        Field(
+            description="The COMPLETE new content, replacing all of it. For a change to "
+            "part of the content use edit_content instead."
+        ),
+    ] = None,
+    expected_updated_at: t.ExpectedUpdatedAt = None,
+) -> shapes.UpdateResult:
+    """Change an item's metadata and/or replace its whole content.
 
-    def create_note(
-        self,
-        title: Annotated[str, Field(description="The note's title (required, non-blank).")],
-        description: Annotated[str | None, Field(description="A short summary.")] = None,
-        content: Annotated[str | None, Field(description="The note's text (markdown).")] = None,
-        tags: Annotated[
-            list[str] | None, Field(description="Tags, lowercase and hyphenated.")
-        ] = None,
-    ) -> t.ContentItem:
-        """Create a new note (title, markdown content, description, tags).
+    Use it to retitle, re-describe, retag, change a bookmark's URL, or rewrite, reorganise,
+    summarise or translate the whole content. Only the parameters you pass change; omitted
+    ones keep their values. For a targeted change inside the content use edit_content (it
+    sends only the changed passage). At least one of title, description, tags, url, content
+    is required. Returns {id, updated_at, summary}.
+    Example (add a tag to an item tagged ["python"]): {"tags": ["python", "testing"]}.
+    """
+    if url is not None and type != "bookmark":
+        raise ValidationFailed({"url": ["url is only valid for bookmarks."]})
+    given = {"title": title, "description": description, "tags": tags, "url": url}
+    data = {k: v for k, v in {**given, "content": content}.items() if v is not None}
+    require_changes(data, "title, description, tags, url, content")
+    item = services.update_item(
+        owner=calls.owner(),
+        ref=_ref(type, id),
+        data=services.item_fields(data),
+        actor=calls.actor(),
+        precondition=Precondition(t.aware(expected_updated_at)),
+    )
+    return {
+        "id": str(item.pk),
+        "updated_at": shapes.dt(item.updated_at),
+        "summary": f"Updated {item.label()}: {', '.join(data)}.",
+    }
 
-        Returns the created note, with the id and updated_at to use for later edits. To save a
-        web page use create_bookmark.
-        """
-        given = {"title": title, "description": description, "content": content}
-        data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        if tags is not None:
-            data["tags"] = tags
-        item = services.create_item(
-            owner=self._owner(),
-            model=Note,
-            data=services.item_fields(data),
-            actor=self._actor(),
-        )
-        return item_data(item)  # type: ignore[return-value]
 
-    def get_item_history(
-        self, id: t.ItemId, type: t.ItemType, limit: t.Limit = 50, offset: t.Offset = 0
-    ) -> t.HistoryPage:
-        """List an item's versions and events, newest first.
+def create_bookmark(
+    url: Annotated[str, Field(description="The http(s) URL to save.")],
+    title: Annotated[str | None, Field(description="Title (e.g. the page's title).")] = None,
+    description: Annotated[str | None, Field(description="A short summary.")] = None,
+    content: Annotated[
+        str | None, Field(description="Optional text to keep with it (notes, an excerpt).")
+    ] = None,
+    tags: Annotated[list[str] | None, Field(description="Tags, lowercase and hyphenated.")] = None,
+) -> shapes.ContentItem:
+    """Save a new bookmark (a URL with title, description, tags and optional content).
 
-        Every create, update, edit and restore is a numbered version; archive, delete and
-        similar are events (version null). Each entry says what changed (changed_fields), who
-        (source, e.g. mcp-content, api, admin; token_prefix) and when. Use it to find the
-        version before a mistaken edit, then read it with get_item_version and put it back
-        with restore_item_version. Returns {versions, total, has_more}.
-        """
-        item = reads.get_owned_head(self._owner(), _ref(type, id))
-        return reads.history_summary(item, limit=limit, offset=offset)  # type: ignore[return-value]
+    The page is not fetched: pass the title and description you know. A URL the user has
+    already saved gives the error url_conflict with existing_id: update that bookmark
+    instead. Returns the created bookmark. To write a note use create_note.
+    """
+    given = {"url": url, "title": title, "description": description, "content": content}
+    data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if tags is not None:
+        data["tags"] = tags
+    item = services.create_item(
+        owner=calls.owner(),
+        model=Bookmark,
+        data=services.item_fields(data),
+        actor=calls.actor(),
+    )
+    return shapes.item_data(item)
 
-    def get_item_version(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        version: t.VersionNumber,
-        start_line: t.StartLine = None,
-        end_line: t.EndLine = None,
-        include_diff: t.IncludeDiff = False,
-    ) -> t.Version:
-        """Read an item as it was at one version: its content (optionally only some lines)
-        and metadata (title, description, tags, url).
 
-        With include_diff=true the result also has diff: what that version changed, as a
-        unified diff against the version before it. Use it to check what an edit did or to
-        pick the version to restore. Example: {"id": "…", "type": "note", "version": 3,
-        "include_diff": true}.
-        """
-        item = reads.get_owned_head(self._owner(), _ref(type, id))
-        return version_result(item, version, start_line, end_line, include_diff)  # type: ignore[return-value]
+def create_note(
+    title: Annotated[str, Field(description="The note's title (required, non-blank).")],
+    description: Annotated[str | None, Field(description="A short summary.")] = None,
+    content: Annotated[str | None, Field(description="The note's text (markdown).")] = None,
+    tags: Annotated[list[str] | None, Field(description="Tags, lowercase and hyphenated.")] = None,
+) -> shapes.ContentItem:
+    """Create a new note (title, markdown content, description, tags).
 
-    def restore_item_version(
-        self,
-        id: t.ItemId,
-        type: t.ItemType,
-        version: t.VersionNumber,
-        expected_updated_at: t.ExpectedUpdatedAt = None,
-    ) -> t.RestoreResult:
-        """Undo: put an item's content and metadata back as they were at an older version.
+    Returns the created note, with the id and updated_at to use for later edits. To save a
+    web page use create_bookmark.
+    """
+    given = {"title": title, "description": description, "content": content}
+    data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if tags is not None:
+        data["tags"] = tags
+    item = services.create_item(
+        owner=calls.owner(),
+        model=Note,
+        data=services.item_fields(data),
+        actor=calls.actor(),
+    )
+    return shapes.item_data(item)
 
-        Records a new version equal to the old one (nothing in the history is lost, so this
-        can itself be undone). The current version cannot be restored (validation_error).
-        Returns {id, updated_at, version (the new one), summary}.
-        Example: {"id": "…", "type": "note", "version": 4}.
-        """
-        item = services.restore_version(
-            owner=self._owner(),
-            ref=_ref(type, id),
-            version=version,
-            actor=self._actor(),
-            precondition=Precondition(t.aware(expected_updated_at)),
-        )
-        return restore_result(item, version)  # type: ignore[return-value]
 
-    def list_tags(self) -> t.TagList:
-        """List the user's tags with how many active items (of any type) carry each.
+def get_item_history(
+    id: t.ItemId, type: t.ItemType, limit: t.Limit = 50, offset: t.Offset = 0
+) -> shapes.HistoryPage:
+    """List an item's versions and events, newest first.
 
-        Sorted by count, most used first. Use it to pick existing tags instead of inventing
-        near-duplicates, and as filters for search_items.
-        """
-        return {"tags": self._tag_counts()}  # type: ignore[typeddict-item]
+    Every create, update, edit and restore is a numbered version; archive, delete and
+    similar are events (version null). Each entry says what changed (changed_fields), who
+    (source, e.g. mcp-content, api, admin; token_prefix) and when. Use it to find the
+    version before a mistaken edit, then read it with get_item_version and put it back
+    with restore_item_version. Returns {versions, total, has_more}.
+    """
+    return shared_tools.history_page(_ref(type, id), limit, offset)
 
-    def list_filters(self) -> t.FilterList:
-        """List the user's saved filters that include bookmarks or notes.
 
-        A saved filter is a named tag expression: an item matches when it has ALL the tags of
-        any one group (groups are OR-ed). Pass a filter's id as filter_id to search_items to
-        list or search within it; its default sort applies unless you pass sort_by.
-        """
-        return filter_list(self._owner(), TYPES)  # type: ignore[return-value]
+def get_item_version(
+    id: t.ItemId,
+    type: t.ItemType,
+    version: t.VersionNumber,
+    start_line: t.StartLine = None,
+    end_line: t.EndLine = None,
+    include_diff: t.IncludeDiff = False,
+) -> shapes.Version:
+    """Read an item as it was at one version: its content (optionally only some lines)
+    and metadata (title, description, tags, url).
 
-    def get_context(self, limit: t.ContextLimit = 10) -> t.Context:
-        """A short markdown overview of the user's bookmarks and notes: call it first in a
-        session to find your bearings in one call.
+    With include_diff=true the result also has diff: what that version changed, as a
+    unified diff against the version before it. Use it to check what an edit did or to
+    pick the version to restore. Example: {"id": "…", "type": "note", "version": 3,
+    "include_diff": true}.
+    """
+    return shared_tools.version_at(_ref(type, id), version, start_line, end_line, include_diff)
 
-        Shows active items per type, the most used tags, up to 5 saved filters with their top
-        5 items, and the items used and changed most recently (limit each). Every item line
-        gives its type and id, ready for get_item. Returns {markdown, counts}; under 10 000
-        characters whatever the collection's size.
-        """
-        return overview(self._owner(), TYPES, limit, CONTEXT_FOOTER)  # type: ignore[return-value]
 
-    def create_relationship(
-        self,
-        source_type: t.AnyItemType,
-        source_id: t.ItemId,
-        target_type: t.AnyItemType,
-        target_id: t.ItemId,
-        description: Annotated[
-            str | None,
-            Field(description="Why the two items belong together (up to 500 characters)."),
-        ] = None,
-    ) -> t.Link:
-        """Link two of the user's items (a note about a bookmark, a prompt that goes with a
-        note); links are undirected and show on both items' get_item as relationships.
+def restore_item_version(
+    id: t.ItemId,
+    type: t.ItemType,
+    version: t.VersionNumber,
+    expected_updated_at: t.ExpectedUpdatedAt = None,
+) -> shapes.RestoreResult:
+    """Undo: put an item's content and metadata back as they were at an older version.
 
-        Idempotent: if the two items are already linked (in either order) the existing link is
-        returned unchanged. An item cannot link to itself, and has at most 50 links. Returns
-        {id, source_type, source_id, target_type, target_id, description, created_at}; the
-        ends are stored in a canonical order, so source and target may come back swapped.
-        Example: {"source_type": "note", "source_id": "…", "target_type": "bookmark",
-        "target_id": "…", "description": "Notes on this article"}.
-        """
-        link, _ = relationships.create_link(
-            owner=self._owner(),
-            source=End.parse(source_type, source_id, "source_id"),
-            target=End.parse(target_type, target_id, "target_id"),
-            description=description,
-            actor=self._actor(),
-        )
-        return relationships.link_data(link)  # type: ignore[return-value]
+    Records a new version equal to the old one (nothing in the history is lost, so this
+    can itself be undone). The current version cannot be restored (validation_error).
+    Returns {id, updated_at, version (the new one), summary}.
+    Example: {"id": "…", "type": "note", "version": 4}.
+    """
+    item = shared_tools.restore(_ref(type, id), version, expected_updated_at)
+    return shared_tools.restore_result(item, version)
+
+
+def create_relationship(
+    source_type: t.AnyItemType,
+    source_id: t.ItemId,
+    target_type: t.AnyItemType,
+    target_id: t.ItemId,
+    description: Annotated[
+        str | None,
+        Field(description="Why the two items belong together (up to 500 characters)."),
+    ] = None,
+) -> shapes.Link:
+    """Link two of the user's items (a note about a bookmark, a prompt that goes with a
+    note); links are undirected and show on both items' get_item as relationships.
+
+    Idempotent: if the two items are already linked (in either order) the existing link is
+    returned unchanged. An item cannot link to itself, and has at most 50 links. Returns
+    {id, source_type, source_id, target_type, target_id, description, created_at}; the
+    ends are stored in a canonical order, so source and target may come back swapped.
+    Example: {"source_type": "note", "source_id": "…", "target_type": "bookmark",
+    "target_id": "…", "description": "Notes on this article"}.
+    """
+    link, _ = relationships.create_link(
+        owner=calls.owner(),
+        source=End.parse(source_type, source_id, "source_id"),
+        target=End.parse(target_type, target_id, "target_id"),
+        description=description,
+        actor=calls.actor(),
+    )
+    return relationships.link_data(link)
+
+
+LIST_TAGS = """List the user's tags with how many active items (of any type) carry each.
+
+    Sorted by count, most used first. Use it to pick existing tags instead of inventing
+    near-duplicates, and as filters for search_items.
+    """
+LIST_FILTERS = """List the user's saved filters that include bookmarks or notes.
+
+    A saved filter is a named tag expression: an item matches when it has ALL the tags of
+    any one group (groups are OR-ed). Pass a filter's id as filter_id to search_items to
+    list or search within it; its default sort applies unless you pass sort_by.
+    """
+GET_CONTEXT = """A short markdown overview of the user's bookmarks and notes: call it first in a
+    session to find your bearings in one call.
+
+    Shows active items per type, the most used tags, up to 5 saved filters with their top
+    5 items, and the items used and changed most recently (limit each). Every item line
+    gives its type and id, ready for get_item. Returns {markdown, counts}; under 10 000
+    characters whatever the collection's size.
+    """
+
+
+def register(server: TiddlyServer) -> None:
+    """The tools in the order tools/list shows them (SPEC §7: reads, edits, creates; then the
+    history tools)."""
+    server.add_tool(search_items, title="Search bookmarks and notes", annotations=READ)
+    server.add_tool(get_item, title="Read a bookmark or note", annotations=READ)
+    server.add_tool(search_in_content, title="Find text inside an item", annotations=READ)
+    server.add_tool(edit_content, title="Edit part of an item's content", annotations=EDIT)
+    server.add_tool(
+        update_item, title="Update an item's metadata or whole content", annotations=UPDATE
+    )
+    server.add_tool(create_bookmark, title="Save a bookmark", annotations=CREATE)
+    server.add_tool(create_note, title="Create a note", annotations=CREATE)
+    server.add_tool(
+        shared_tools.list_tags, title="List tags", annotations=READ, description=LIST_TAGS
+    )
+    server.add_tool(get_item_history, title="List an item's versions", annotations=READ)
+    server.add_tool(get_item_version, title="Read an item at a version", annotations=READ)
+    server.add_tool(
+        restore_item_version, title="Restore an item to a version (undo)", annotations=UPDATE
+    )
+    server.add_tool(
+        shared_tools.list_filters,
+        title="List saved filters",
+        annotations=READ,
+        description=LIST_FILTERS,
+    )
+    server.add_tool(
+        shared_tools.get_context,
+        title="Overview of bookmarks and notes",
+        annotations=READ,
+        description=GET_CONTEXT,
+    )
+    server.add_tool(create_relationship, title="Link two items", annotations=LINK)

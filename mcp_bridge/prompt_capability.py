@@ -1,7 +1,7 @@
 """The Prompt server's MCP prompts capability: ``prompts/list`` and ``prompts/get`` (SPEC §7, §5.2).
 
-Prompts are the caller's own and change at any time, so these replace FastMCP's static prompt
-registry with handlers on the low-level server that query per request; both need
+Prompts are the caller's own and change at any time, so these are handlers on the server's
+low-level ``Server`` (registered with its public decorators) that query per request; both need
 ``prompts:read``. They run in the event loop, so the ORM work is wrapped in ``sync_to_async``.
 Failures are JSON-RPC errors (the protocol has no isError for prompts) whose ``data`` is the REST
 error object.
@@ -17,22 +17,18 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from mcp import types
 from mcp.shared.exceptions import McpError
-from mcp_server.djangomcp import django_request_ctx
 
 from content import queries, reads, services
 from content.reads import ItemRef
+from mcp_bridge import calls
 from mcp_bridge.results import INTERNAL_ERROR, logger
-from mcp_bridge.servers import prompt_server
+from mcp_bridge.servers import TiddlyServer
 from prompts.models import Prompt
 from prompts.services import render_prompt
 from tiddly.errors import TiddlyError
 from tiddly.scopes import require_scope
 
 PAGE_SIZE = 100
-
-
-def _owner() -> Any:
-    return django_request_ctx.get().user
 
 
 def encode_cursor(offset: int) -> str:
@@ -108,7 +104,7 @@ def _render(owner: Any, name: str, arguments: dict[str, Any] | None) -> types.Ge
 async def _guarded(fn: Any, *args: Any) -> Any:
     try:
         # Both requests read prompts (a render only bumps last_used_at): SPEC §8.1.
-        require_scope(django_request_ctx.get().auth, f"{prompt_server.area}:read")
+        require_scope(calls.principal(), f"{calls.current().server.area}:read")
         return await sync_to_async(fn)(*args)
     except McpError:
         raise
@@ -126,14 +122,13 @@ async def _guarded(fn: Any, *args: Any) -> Any:
 async def list_prompts(request: types.ListPromptsRequest) -> types.ListPromptsResult:
     cursor = request.params.cursor if request.params else None
     offset = decode_cursor(cursor)
-    return await _guarded(_list_page, _owner(), offset)
+    return await _guarded(_list_page, calls.owner(), offset)
 
 
 async def get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
-    return await _guarded(_render, _owner(), name, arguments)
+    return await _guarded(_render, calls.owner(), name, arguments)
 
 
-def register() -> None:
-    server = prompt_server._mcp_server
-    server.list_prompts()(list_prompts)
-    server.get_prompt()(get_prompt)
+def register(server: TiddlyServer) -> None:
+    server.lowlevel.list_prompts()(list_prompts)
+    server.lowlevel.get_prompt()(get_prompt)

@@ -1,166 +1,34 @@
-"""Finishing the tool registry after django-mcp-server has built it, once, at start-up.
+"""The two MCP servers (SPEC §7), each with its tools and capabilities, built once at import.
 
-- Annotations and titles: ``MCPToolset`` cannot declare them (SPEC §7: readOnlyHint,
-  destructiveHint, idempotentHint).
-- Order: the package registers methods alphabetically; tools/list follows SPEC §7 instead.
-- Descriptions: the docstrings, without their source indentation.
-- Output schemas, made lean: the official SDK client validates every result against the tool's
-  outputSchema with ``jsonschema.validate``, which first checks the schema itself against its
-  metaschema — on every call. For an item-sized schema as pydantic writes it (2020-12 dialect,
-  ``$defs``/``$ref``, ``anyOf`` for nullables, titles) that check costs an agent ~10 ms per call,
-  more than the server's whole answer; the same constraints written as a plain draft-07 schema
-  check in ~1 ms. The shapes are unchanged: same properties, types, nullability and required
-  keys; only the spelling and the declared ``$schema`` differ (draft-07, which every JSON-Schema
-  validator used by MCP clients supports).
-- Output schemas that admit errors (SPEC §7 Interoperability): strict clients (the MCP Inspector)
-  validate ``structuredContent`` against ``outputSchema`` on ``isError`` results too, so each
-  schema is ``{"type": "object", "anyOf": [<success>, <the §3.4 error object>]}``; otherwise the
-  agent sees a schema-validation failure instead of ``matches``, ``suggestion`` or
-  ``server_state``.
+``/mcp/content`` serves bookmarks and notes, ``/mcp/prompts`` prompt templates and the MCP
+prompts capability; ``mcp_bridge/urls.py`` mounts them. Which tools each offers, in which order,
+with which title and hints, is in each tool module's ``register``.
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
+from mcp_bridge import content_tools, instructions, prompt_capability, prompt_tools
+from mcp_bridge.servers import TiddlyServer
 
-from mcp.types import ToolAnnotations
-
-from mcp_bridge.servers import TiddlyMCP, content_server, prompt_server
-
-READ = ToolAnnotations(
-    readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
+content_server = TiddlyServer(
+    name="tiddly-content",
+    instructions=instructions.CONTENT,
+    source="mcp-content",
+    area="content",
+    types=content_tools.TYPES,
+    context_footer=content_tools.CONTEXT_FOOTER,
 )
-CREATE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+content_tools.register(content_server)
+
+prompt_server = TiddlyServer(
+    name="tiddly-prompts",
+    instructions=instructions.PROMPTS,
+    source="mcp-prompts",
+    area="prompts",
+    types=prompt_tools.TYPES,
+    context_footer=prompt_tools.CONTEXT_FOOTER,
 )
-# Overwrites part of the content: repeating it may apply twice (or fail with no_match).
-EDIT = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
-)
-# Overwrites fields with the given values (an update, a restore): repeating it changes nothing
-# more.
-UPDATE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-)
+prompt_tools.register(prompt_server)
+prompt_capability.register(prompt_server)
 
-LINK = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-)
-
-TITLES_AND_ANNOTATIONS: dict[TiddlyMCP, dict[str, tuple[str, ToolAnnotations]]] = {
-    content_server: {
-        "search_items": ("Search bookmarks and notes", READ),
-        "get_item": ("Read a bookmark or note", READ),
-        "search_in_content": ("Find text inside an item", READ),
-        "edit_content": ("Edit part of an item's content", EDIT),
-        "update_item": ("Update an item's metadata or whole content", UPDATE),
-        "create_bookmark": ("Save a bookmark", CREATE),
-        "create_note": ("Create a note", CREATE),
-        "list_tags": ("List tags", READ),
-        "get_item_history": ("List an item's versions", READ),
-        "get_item_version": ("Read an item at a version", READ),
-        "restore_item_version": ("Restore an item to a version (undo)", UPDATE),
-        "list_filters": ("List saved filters", READ),
-        "get_context": ("Overview of bookmarks and notes", READ),
-        # Idempotent: linking linked items returns the existing link.
-        "create_relationship": ("Link two items", LINK),
-    },
-    prompt_server: {
-        "search_prompts": ("Search prompt templates", READ),
-        "get_prompt_template": ("Read a prompt's template", READ),
-        "get_prompt_metadata": ("Read a prompt's metadata", READ),
-        "create_prompt": ("Create a prompt template", CREATE),
-        "edit_prompt_template": ("Edit part of a prompt's template", EDIT),
-        "update_prompt": ("Rewrite or update a prompt", UPDATE),
-        "list_tags": ("List tags", READ),
-        "get_prompt_history": ("List a prompt's versions", READ),
-        "get_prompt_version": ("Read a prompt at a version", READ),
-        "restore_prompt_version": ("Restore a prompt to a version (undo)", UPDATE),
-        "list_filters": ("List saved filters", READ),
-        "get_context": ("Overview of prompts", READ),
-    },
-}
-
-
-DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-_DROPPED_KEYWORDS = {"title", "$defs", "default"}
-
-
-def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The same constraints as a self-contained draft-07 schema (see the module docstring)."""
-    defs = schema.get("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(child) for child in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
-        out = {k: walk(v) for k, v in node.items() if k not in _DROPPED_KEYWORDS}
-        if isinstance(node.get("properties"), dict):  # property names are not keywords
-            out["properties"] = {k: walk(v) for k, v in node["properties"].items()}
-        return _nullable(out)
-
-    return {"$schema": DRAFT_07, **walk(schema)}
-
-
-# The §3.4 error object. Only ``error`` and ``message`` are typed: the other keys depend on the
-# error (see tiddly.errors) and are described for the agent, not constrained.
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "isError results: the same error object as the REST API (SPEC §3.4).",
-    "required": ["error", "message"],
-    "properties": {
-        "error": {
-            "type": "string",
-            "description": "Stable code: validation_error, not_found, no_match, "
-            "multiple_matches, conflict, forbidden, …",
-        },
-        "message": {"type": "string", "description": "What went wrong and how to fix the call."},
-        "fields": {"description": "validation_error: the messages per argument."},
-        "suggestion": {"description": "no_match / multiple_matches: what to try next."},
-        "matches": {"description": "multiple_matches: every match with its line and context."},
-        "server_state": {"description": "conflict: the item as it is now."},
-        "existing_id": {"description": "url_conflict / name_conflict: the item holding it."},
-    },
-}
-
-
-def admitting_errors(schema: dict[str, Any]) -> dict[str, Any]:
-    """A lean output schema that also admits the error object (see the module docstring)."""
-    success = {k: v for k, v in schema.items() if k != "$schema"}
-    return {"$schema": DRAFT_07, "type": "object", "anyOf": [success, ERROR_SCHEMA]}
-
-
-def _nullable(node: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf: [{type: X, …}, {type: null}]`` -> ``{type: [X, "null"], …}``."""
-    options = node.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return node
-    (other,) = [o for o in options if o != {"type": "null"}]
-    if not isinstance(other.get("type"), str) or "anyOf" in other:
-        return node
-    merged = {k: v for k, v in node.items() if k != "anyOf"}
-    merged.update(other)
-    merged["type"] = [other["type"], "null"]
-    return merged
-
-
-def finish() -> None:
-    for server, spec in TITLES_AND_ANNOTATIONS.items():
-        tools = server._tool_manager._tools
-        missing = set(spec) ^ set(tools)
-        if missing:
-            raise RuntimeError(f"{server.name}: tool set differs from the spec: {sorted(missing)}")
-        for name, (title, hints) in spec.items():
-            tool = tools[name]
-            tool.title = title
-            tool.annotations = hints
-            tool.description = inspect.cleandoc(tool.description)  # docstring indentation
-            if tool.fn_metadata.output_schema is not None:
-                lean = lean_schema(tool.fn_metadata.output_schema)
-                tool.fn_metadata.output_schema = admitting_errors(lean)
-        # tools/list in the order of SPEC §7 (reads, edits, creates; then the history tools).
-        server._tool_manager._tools = {name: tools[name] for name in spec}
+SERVERS = (content_server, prompt_server)

@@ -41,6 +41,12 @@ class JsonToolResult(types.CallToolResult):
     def encoded(self) -> bytes:
         return self._encoded
 
+    @property
+    def text(self) -> str:
+        block = self.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text
+
 
 def success_result(data: dict[str, Any]) -> types.CallToolResult:
     return _result(data, is_error=False)

@@ -1,23 +1,51 @@
-"""The two MCP servers: django-mcp-server ``DjangoMCP`` instances, one per endpoint (SPEC §7).
+"""An MCP server of Tiddly: the official SDK's low-level ``Server`` plus our own tool registry.
 
-Tools are declared as ``MCPToolset`` classes in ``content_tools`` and ``prompt_tools`` and bound to
-these servers; the prompts capability of the Prompt server is in ``prompt_capability``. The URL
-conf mounts each server with ``McpView.as_view(mcp_server=…)``.
+Why not django-mcp-server or FastMCP any more: django-mcp-server's toolsets and FastMCP's tool
+manager cannot declare titles, annotations, tool order or output schemas the way SPEC §7 needs,
+so they were patched through private attributes (``_tool_manager._tools``,
+``_mcp_server.request_handlers``) — and a capability that changes per request (prompts, soon
+resources) fits neither. So each server keeps its own ``dict`` of tools and registers its
+handlers on an ``mcp.server.lowlevel.Server`` through its public decorators (``list_tools``,
+``call_tool``, ``list_prompts``, …); the SDK derives the advertised capabilities from the
+handlers present, so a server advertises exactly what it registered. A tool's input and output
+schemas and its argument validation come from the SDK's public ``func_metadata`` (what FastMCP's
+``add_tool`` uses), so schemas are the same as FastMCP would publish.
+
+Adding a capability (resources, say): write the handlers (async; do ORM work in
+``sync_to_async``; read the caller with ``mcp_bridge.calls``) and register them on
+``server.lowlevel`` with the SDK's decorators, as ``prompt_capability.register`` does:
+``server.lowlevel.list_resources()(fn)``, ``.list_resource_templates()(fn)``,
+``.read_resource()(fn)``. The transport dispatches every request type the low-level server has
+a handler for, and ``initialize`` then advertises ``resources``.
+
+Results are exactly the REST JSON (SPEC §3.4, §7): ``call_tool`` builds the ``CallToolResult``
+itself (the SDK's conversion would pad structuredContent with ``null`` for every
+``NotRequired`` key and re-validate it with jsonschema), and failures become ``isError`` results
+with the REST error body. ``area`` is the scope area (SPEC §8.1) of the server's tools: a tool
+annotated ``readOnlyHint`` needs ``<area>:read``, any other ``<area>:write`` — one rule, checked
+before any tool runs, and used to filter ``tools/list``.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from mcp import types
-from mcp_server.djangomcp import DjangoMCP, django_request_ctx
+from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata, func_metadata
+from mcp.server.lowlevel import Server
+from pydantic import ValidationError
 
-from mcp_bridge import instructions
+from mcp_bridge import calls
+from mcp_bridge.output_schemas import admitting_errors, lean_schema
 from mcp_bridge.results import (
     INTERNAL_ERROR,
     body_for,
     error_result,
+    invalid_arguments,
     logger,
     success_result,
     unknown_arguments,
@@ -29,40 +57,82 @@ from tiddly.serializers import printable, text_problem
 
 SERVER_VERSION = "1.0.0"
 
-_RESOURCE_REQUESTS = (
-    types.ListResourcesRequest,
-    types.ReadResourceRequest,
-    types.ListResourceTemplatesRequest,
-)
-_PROMPT_REQUESTS = (types.ListPromptsRequest, types.GetPromptRequest)
+
+@dataclass(frozen=True)
+class RegisteredTool:
+    """A tool: the function that runs it, what ``tools/list`` shows, how arguments validate."""
+
+    fn: Callable[..., Any]
+    listing: types.Tool
+    metadata: FuncMetadata
+
+    @property
+    def name(self) -> str:
+        return self.listing.name
+
+    @property
+    def annotations(self) -> types.ToolAnnotations | None:
+        return self.listing.annotations
 
 
-class TiddlyMCP(DjangoMCP):
-    """A stateless ``DjangoMCP`` whose tool results are exactly the REST JSON (SPEC §3.4, §7).
+class TiddlyServer:
+    """One MCP endpoint: its instructions, tools and handlers (see the module docstring).
 
-    ``call_tool`` still runs FastMCP's tool registry (argument validation, the toolset call) and
-    checks the result against the tool's typed return, but builds the ``CallToolResult`` itself:
-    FastMCP's conversion would pad structuredContent with ``null`` for every ``NotRequired`` key
-    (a note would gain ``url: null``) and re-validate it with jsonschema, while the text should be
-    the same object as compact JSON. Failures become ``isError`` results with the REST error body.
-
-    ``source`` is what version history records for changes made through this server, and
-    ``area`` the scope area (SPEC §8.1) of its tools: a tool annotated ``readOnlyHint`` needs
-    ``<area>:read``, any other ``<area>:write``. That one rule, checked here before any tool
-    runs (and by the transport to filter ``tools/list``), covers every tool a toolset declares.
+    ``source`` is what version history records for changes made through this server; ``types``
+    the item types its search and overview tools cover; ``context_footer`` what ``get_context``
+    suggests next.
     """
 
     def __init__(
-        self, *, name: str, instructions: str, source: str, area: Area, prompts: bool
+        self,
+        *,
+        name: str,
+        instructions: str,
+        source: str,
+        area: Area,
+        types: list[str],
+        context_footer: str,
     ) -> None:
-        super().__init__(name=name, instructions=instructions, stateless=True)
+        self.name = name
         self.source = source
         self.area = area
-        self._mcp_server.version = SERVER_VERSION
-        # FastMCP registers handlers for every capability; drop the ones this server does not
-        # offer so that `initialize` advertises only what exists.
-        for request_type in _RESOURCE_REQUESTS + (() if prompts else _PROMPT_REQUESTS):
-            self._mcp_server.request_handlers.pop(request_type, None)
+        self.types = types
+        self.context_footer = context_footer
+        self.tools: dict[str, RegisteredTool] = {}
+        self.lowlevel: Server[Any, Any] = Server(
+            name, version=SERVER_VERSION, instructions=instructions
+        )
+        self.lowlevel.list_tools()(self.list_tools)
+        self.lowlevel.call_tool(validate_input=False)(self.call_tool)
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        *,
+        title: str,
+        annotations: types.ToolAnnotations,
+        description: str | None = None,
+    ) -> None:
+        """Register a sync tool function: its name is the tool's name, its typed parameters
+        the input schema, its TypedDict return the output schema; the description is
+        ``description`` or its docstring."""
+        name = fn.__name__
+        if name in self.tools:
+            raise RuntimeError(f"{self.name}: tool {name} registered twice")
+        metadata = func_metadata(fn, structured_output=True)
+        output = metadata.output_schema
+        self.tools[name] = RegisteredTool(
+            fn=fn,
+            metadata=metadata,
+            listing=types.Tool(
+                name=name,
+                title=title,
+                description=inspect.cleandoc(description or fn.__doc__ or ""),
+                inputSchema=metadata.arg_model.model_json_schema(by_alias=True),
+                outputSchema=None if output is None else admitting_errors(lean_schema(output)),
+                annotations=annotations,
+            ),
+        )
 
     def scope_for(self, annotations: types.ToolAnnotations | None) -> str:
         """The scope a tool with these annotations needs on this server."""
@@ -72,16 +142,31 @@ class TiddlyMCP(DjangoMCP):
     def may_use(self, principal: Any, annotations: types.ToolAnnotations | None) -> bool:
         return self.scope_for(annotations) in scopes_of(principal)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        tool = self._tool_manager.get_tool(name)
+    def is_read_only(self, name: str) -> bool:
+        tool = self.tools.get(name)
+        hints = None if tool is None else tool.annotations
+        return hints is not None and hints.readOnlyHint is True
+
+    async def list_tools(self, request: types.ListToolsRequest) -> types.ListToolsResult:
+        """The tools the caller's scopes allow, in registration order (SPEC §7, §8.1)."""
+        principal = calls.principal()
+        return types.ListToolsResult(
+            tools=[
+                tool.listing
+                for tool in self.tools.values()
+                if self.may_use(principal, tool.annotations)
+            ]
+        )
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        tool = self.tools.get(name)
         if tool is None:
-            names = [t.name for t in self._tool_manager.list_tools()]
-            return error_result(unknown_tool(printable(name), names))
+            return error_result(unknown_tool(printable(name), list(self.tools)))
         try:
-            require_scope(django_request_ctx.get().auth, self.scope_for(tool.annotations))
+            require_scope(calls.principal(), self.scope_for(tool.annotations))
         except Forbidden as exc:
             return error_result(exc.body())
-        allowed = tool.parameters.get("properties", {})
+        allowed = tool.listing.inputSchema.get("properties", {})
         unknown = set(arguments) - set(allowed)
         if unknown:
             # A misspelt parameter would otherwise be dropped silently (REST rejects it too).
@@ -92,10 +177,14 @@ class TiddlyMCP(DjangoMCP):
             # Text the database cannot hold would fail deep in a service (PostgreSQL: a 500).
             return error_result(ValidationFailed(problems).body())
         try:
-            result = await self._tool_manager.call_tool(name, arguments, context=self.get_context())
-            output_model = tool.fn_metadata.output_model
-            if output_model is not None:
-                output_model.model_validate(result)
+            parsed = tool.metadata.arg_model.model_validate(tool.metadata.pre_parse_json(arguments))
+        except ValidationError as exc:
+            return error_result(invalid_arguments(exc).body())
+        try:
+            # Sync tools run in the request's worker thread (the ORM is sync).
+            result = await sync_to_async(tool.fn)(**parsed.model_dump_one_level())
+            if tool.metadata.output_model is not None:
+                tool.metadata.output_model.model_validate(result)
         except Exception as exc:
             return await _error(exc, name)
         return success_result(result)
@@ -129,19 +218,3 @@ async def _error(exc: Exception, tool: str) -> types.CallToolResult:
     except Exception:  # never let internal text reach the client
         logger.exception("MCP tool %s: building the error result failed", tool)
         return error_result(dict(INTERNAL_ERROR))
-
-
-content_server = TiddlyMCP(
-    name="tiddly-content",
-    instructions=instructions.CONTENT,
-    source="mcp-content",
-    area="content",
-    prompts=False,
-)
-prompt_server = TiddlyMCP(
-    name="tiddly-prompts",
-    instructions=instructions.PROMPTS,
-    source="mcp-prompts",
-    area="prompts",
-    prompts=True,
-)

@@ -26,14 +26,15 @@ def is_write(request: Request, view: Any) -> bool:
         return False
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None
-    tool = view.mcp_server._tool_manager.get_tool(name) if isinstance(name, str) else None
-    return not (tool is not None and tool.annotations and tool.annotations.readOnlyHint)
+    return not (isinstance(name, str) and view.mcp_server.is_read_only(name))
 
 
 class _McpThrottle(UserRateThrottle):
     def __init__(self) -> None:
         # DRF binds the rates to the class at import; follow the current settings instead.
-        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]  # stubs type rates as str | None; DRF stores "N/period" strings
+        # (str(): the stubs type the setting's rates as numbers; DRF stores "N/period" strings.)
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        self.THROTTLE_RATES = {k: None if v is None else str(v) for k, v in rates.items()}
         super().__init__()
 
 

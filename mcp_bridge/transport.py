@@ -1,16 +1,13 @@
-"""The JSON-RPC request path of the django-mcp-server servers: direct, in-process.
+"""The JSON-RPC request path of the MCP servers: direct, in-process.
 
-django-mcp-server answers every POST by building a new ``StreamableHTTPSessionManager``, a
-streamable-HTTP transport, a server session and their memory streams and task groups, then
-replaying the already-parsed request through a fake ASGI scope — several milliseconds per call
+The SDK's streamable-HTTP transport answers a POST by building a session manager, a transport,
+a server session and their memory streams and task groups — several milliseconds per call
 before any tool runs. In stateless JSON-response mode all of that is bookkeeping: a POST carries
 one JSON-RPC message and gets one JSON answer. So this module validates the message with the
 SDK's own pydantic types, answers ``initialize``/``ping`` as ``ServerSession`` does, and hands
-every other request to the very handlers the package's server registered
-(``server._mcp_server.request_handlers``: FastMCP's tool registry and argument validation behind
-``TiddlyMCP.call_tool``, our prompts handlers). Tools see the same ``django_request_ctx`` as under
-the package's transport. (An earlier switch kept the package's transport as a second path; it
-answered identically, several milliseconds slower, and was removed.)
+every other request to the handler the server registered on its low-level ``Server`` (its
+public ``request_handlers``: ``TiddlyServer.list_tools``/``call_tool``, the prompts handlers,
+any capability added later). Handlers and tools read the caller from ``mcp_bridge.calls``.
 A tool result that already holds its JSON (``JsonToolResult``) is written from it, so a 10 MB item
 is serialised once for the text block and reused for ``structuredContent``.
 
@@ -20,7 +17,7 @@ non-JSON body, 400 for unparsable JSON, an invalid message or an unsupported
 method MCP does not define or this server does not offer).
 
 Scopes (SPEC §8.1): ``tools/list`` lists only the tools the caller's scopes allow
-(``TiddlyMCP.may_use``); calling another one is refused by ``TiddlyMCP.call_tool``.
+(``TiddlyServer.may_use``); calling another one is refused by ``TiddlyServer.call_tool``.
 """
 
 from __future__ import annotations
@@ -36,11 +33,11 @@ from mcp import types
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import McpError
 from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
-from mcp_server.djangomcp import django_request_ctx
 from pydantic import ValidationError
 
+from mcp_bridge import calls
 from mcp_bridge.results import JsonToolResult, logger
-from mcp_bridge.servers import TiddlyMCP, text_problems
+from mcp_bridge.servers import TiddlyServer, text_problems
 from tiddly.errors import ValidationFailed
 
 JSON = "application/json"
@@ -50,7 +47,7 @@ DEFAULT_PROTOCOL = "2025-03-26"  # what the SDK assumes when the header is absen
 _init_options: dict[int, InitializationOptions] = {}
 
 
-def handle(server: TiddlyMCP, request: Any) -> HttpResponse:
+def handle(server: TiddlyServer, request: Any) -> HttpResponse:
     """Answer one streamable-HTTP POST (``request`` is the authenticated DRF request)."""
     problem = _check_headers(request)
     if problem is not None:
@@ -121,8 +118,14 @@ def _check_headers(request: Any) -> HttpResponse | None:
     return None
 
 
-async def _respond(server: TiddlyMCP, request: Any, request_id: Any, raw: dict[str, Any]) -> bytes:
-    django_request_ctx.set(request)
+async def _respond(
+    server: TiddlyServer, request: Any, request_id: Any, raw: dict[str, Any]
+) -> bytes:
+    with calls.bind(server, request):
+        return await _answer(server, request_id, raw)
+
+
+async def _answer(server: TiddlyServer, request_id: Any, raw: dict[str, Any]) -> bytes:
     if raw.get("method") not in CLIENT_METHODS:
         return _error_bytes(request_id, types.METHOD_NOT_FOUND, "Method not found")
     try:
@@ -138,7 +141,7 @@ async def _respond(server: TiddlyMCP, request: Any, request_id: Any, raw: dict[s
             body = ValidationFailed(problems).body()
             return _error_bytes(request_id, types.INVALID_PARAMS, body["message"], body)
     try:
-        result = await _dispatch(server, client_request, request.auth)
+        result = await _dispatch(server, client_request)
     except McpError as exc:
         return _error_bytes(request_id, exc.error.code, exc.error.message, exc.error.data)
     except Exception:
@@ -147,21 +150,17 @@ async def _respond(server: TiddlyMCP, request: Any, request_id: Any, raw: dict[s
     return _result_bytes(request_id, result)
 
 
-async def _dispatch(server: TiddlyMCP, request: Any, principal: Any) -> types.Result:
+async def _dispatch(server: TiddlyServer, request: Any) -> types.Result:
     if isinstance(request, types.InitializeRequest):
         return _initialize(server, request.params)
     if isinstance(request, types.PingRequest):
         return types.EmptyResult()
-    handler = server._mcp_server.request_handlers.get(type(request))
+    handler = server.lowlevel.request_handlers.get(type(request))
     if handler is None:
         raise McpError(types.ErrorData(code=types.METHOD_NOT_FOUND, message="Method not found"))
     result = await handler(request)
     if isinstance(result, types.ErrorData):  # pragma: no cover - handlers raise instead
         raise McpError(result)
-    if isinstance(result.root, types.ListToolsResult):
-        # Filtered per request, after the handler: the SDK caches the full list for call_tool.
-        tools = [t for t in result.root.tools if server.may_use(principal, t.annotations)]
-        return result.root.model_copy(update={"tools": tools})
     return result.root
 
 
@@ -176,10 +175,12 @@ def _client_methods() -> frozenset[str]:
 CLIENT_METHODS = _client_methods()
 
 
-def _initialize(server: TiddlyMCP, params: types.InitializeRequestParams) -> types.InitializeResult:
+def _initialize(
+    server: TiddlyServer, params: types.InitializeRequestParams
+) -> types.InitializeResult:
     options = _init_options.get(id(server))
     if options is None:
-        options = _init_options[id(server)] = server._mcp_server.create_initialization_options()
+        options = _init_options[id(server)] = server.lowlevel.create_initialization_options()
     requested = params.protocolVersion
     return types.InitializeResult(
         protocolVersion=requested
@@ -204,7 +205,7 @@ def _result_bytes(request_id: Any, result: types.Result) -> bytes:
                 b'{"jsonrpc":"2.0","id":',
                 pydantic_core.to_json(request_id),
                 b',"result":{"content":[{"type":"text","text":',
-                pydantic_core.to_json(result.content[0].text),  # type: ignore[union-attr]
+                pydantic_core.to_json(result.text),
                 b'}],"structuredContent":',
                 result.encoded,
                 b',"isError":',

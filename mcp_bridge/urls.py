@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from mcp_bridge.servers import content_server, prompt_server
-from mcp_bridge.views import McpView
+from mcp_bridge.registry import content_server, prompt_server
+from mcp_bridge.views import endpoint
 
 urlpatterns = [
-    path("mcp/content", McpView.as_view(mcp_server=content_server), name="mcp-content"),
-    path("mcp/prompts", McpView.as_view(mcp_server=prompt_server), name="mcp-prompts"),
+    path("mcp/content", endpoint(content_server), name="mcp-content"),
+    path("mcp/prompts", endpoint(prompt_server), name="mcp-prompts"),
 ]

@@ -1,33 +1,36 @@
-"""The streamable-HTTP endpoint of an MCP server: django-mcp-server's view, made safe and fast.
+"""The streamable-HTTP endpoint of an MCP server: a DRF view.
 
-- GET answers 405. The package passes GET to the SDK, which opens an SSE stream on a fake ASGI
-  ``receive`` that never reports a disconnect: one authenticated GET spins the whole process at
-  100 % CPU. The MCP spec allows 405 when a server offers no SSE stream, and clients handle it.
-- DELETE answers 405 too: the servers are stateless, there is no session to end.
-- POST goes through ``transport.handle``: a direct JSON-RPC path to the handlers the package's
-  servers registered (the package's own per-request session manager cost several milliseconds a
-  call and is not used).
-- Authentication is the package's: the DRF classes of ``DJANGO_MCP_AUTHENTICATION_CLASSES`` (the
-  REST API's Bearer tokens) with ``IsAuthenticated``, so a missing, invalid, expired or revoked
+- GET answers 405: the servers are stateless and offer no SSE stream (the MCP spec allows 405
+  then, and clients handle it).
+- DELETE answers 405 too: there is no session to end.
+- POST goes through ``transport.handle``: a direct JSON-RPC path to the server's handlers.
+- Authentication: the DRF classes of ``DJANGO_MCP_AUTHENTICATION_CLASSES`` (the REST API's
+  Bearer tokens; the setting keeps the name it had under django-mcp-server, so deployments'
+  settings keep working) with ``IsAuthenticated``, so a missing, invalid, expired or revoked
   token is a 401 with ``WWW-Authenticate: Bearer`` before any JSON-RPC is read.
+- CSRF-exempt: Bearer tokens only, no cookie session.
 - Not part of the REST API's OpenAPI schema.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.utils.decorators import method_decorator
 from django.utils.module_loading import import_string
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
-from mcp_server.views import MCPServerStreamableHttpView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
+from rest_framework.views import APIView
 
 from mcp_bridge import transport
+from mcp_bridge.servers import TiddlyServer
 from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle
 
 
@@ -36,7 +39,9 @@ def _authentication_classes() -> list[type]:
 
 
 @extend_schema(exclude=True)
-class McpView(MCPServerStreamableHttpView):
+@method_decorator(csrf_exempt, name="dispatch")
+class McpView(APIView):
+    mcp_server: ClassVar[TiddlyServer]  # set per endpoint by endpoint()
     authentication_classes = _authentication_classes()
     permission_classes = [IsAuthenticated]
     throttle_classes = [McpReadThrottle, McpWriteThrottle]
@@ -71,3 +76,12 @@ class McpView(MCPServerStreamableHttpView):
             },
             status=405,
         )
+
+
+def endpoint(server: TiddlyServer) -> Callable[..., HttpResponse]:
+    """The view serving one MCP server."""
+
+    class ServerView(McpView):
+        mcp_server = server
+
+    return ServerView.as_view()

@@ -7,6 +7,7 @@ the caller — often an LLM — how to fix the request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -144,7 +145,7 @@ class StaleItem(TiddlyError):
     status_code: int = status.HTTP_409_CONFLICT
     code = "conflict"
 
-    def __init__(self, server_state: dict[str, Any], message: str | None = None) -> None:
+    def __init__(self, server_state: Mapping[str, Any], message: str | None = None) -> None:
         super().__init__(
             message
             or (
@@ -159,7 +160,7 @@ class PreconditionFailed(StaleItem):
     status_code = status.HTTP_412_PRECONDITION_FAILED
     code = "precondition_failed"
 
-    def __init__(self, server_state: dict[str, Any]) -> None:
+    def __init__(self, server_state: Mapping[str, Any]) -> None:
         super().__init__(
             server_state,
             "If-Match does not match the item's current ETag: it changed since you loaded it. "

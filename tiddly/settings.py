@@ -52,9 +52,6 @@ INSTALLED_APPS = [
     "tiddly",
     "content",
     "prompts",
-    # mcp_server before mcp_bridge: its ready() registers the MCPToolsets that mcp_bridge's
-    # ready() then annotates.
-    "mcp_server",
     "mcp_bridge",
 ]
 
@@ -276,14 +273,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# --- MCP (django-mcp-server; the two servers are mounted by mcp_bridge/urls.py) -----------------
+# --- MCP (the official mcp SDK; the two servers are mounted by mcp_bridge/urls.py) -------------
 
-# The same Bearer API tokens as the REST API; the package adds IsAuthenticated when this is set.
+# How MCP requests authenticate (with IsAuthenticated): the same Bearer API tokens as the REST
+# API. The name is the one django-mcp-server read, kept so existing settings keep working.
 DJANGO_MCP_AUTHENTICATION_CLASSES = ["tiddly.auth.BearerTokenAuthentication"]
-# The package's global server is never mounted (mcp_bridge builds one server per endpoint), but it
-# is built at import time: keep it stateless and without the extra instructions tool.
-DJANGO_MCP_GLOBAL_SERVER_CONFIG = {"name": "tiddly", "stateless": True}
-DJANGO_MCP_GET_SERVER_INSTRUCTIONS_TOOL = False
 
 # --- OAuth 2.1 for hosted MCP clients (SPEC §8.2; django-oauth-toolkit, see tiddly/oauth/) -----
 
@@ -346,8 +340,6 @@ LOGGING = {
         # The MCP SDK logs every request at INFO and every tool error with a traceback; tool
         # errors are answered to the client as isError results, which is where they belong.
         "mcp": {"level": "WARNING"},
-        "mcp_server": {"level": "WARNING"},
-        "mcp_server.djangomcp": {"level": "CRITICAL"},
         "django.request": {"level": "ERROR"},
     },
 }

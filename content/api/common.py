@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
@@ -9,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from content import reads, representation, services
+from content import reads, services, shapes
 from content.api import serializers as s
 from content.history import Actor, clean_source
 from content.models import Item
@@ -48,7 +49,7 @@ def precondition(request: Request, expected_updated_at: Any = None) -> Precondit
     return Precondition.from_if_match(request.headers.get("If-Match"), expected_updated_at)
 
 
-def paginated(request: Request, total: int, items: list[dict[str, Any]], p: Any) -> Response:
+def paginated(request: Request, total: int, items: Sequence[Mapping[str, Any]], p: Any) -> Response:
     url = request.build_absolute_uri()
     next_url = None
     if p.offset + p.limit < total:
@@ -70,19 +71,20 @@ def item_response(item: Item, request: Request, *, status_code: int = 200) -> Re
     reading = request.method == "GET"
     query = validated(s.LineRangeQuerySerializer, request.query_params) if reading else {}
     window = reads.line_window(item.content, query.get("start_line"), query.get("end_line"))
+    body: shapes.ItemData
     if reading:
         body = reads.item_detail(owner_of(request), item, window)
     else:
-        body = representation.item_data(item, window=window)
+        body = shapes.item_data(item, window=window)
     response = Response(body, status=status_code)
-    response["ETag"] = representation.etag(item)
+    response["ETag"] = shapes.etag(item)
     return response
 
 
 def str_replace_response(outcome: services.EditOutcome, include_item: bool) -> Response:
-    body = representation.edit_data(outcome)
+    body: shapes.ItemEditResult = {**shapes.edit_data(outcome)}
     if include_item:
-        body["item"] = representation.item_data(outcome.item)
+        body["item"] = shapes.item_data(outcome.item)
     response = Response(body)
-    response["ETag"] = representation.etag(outcome.item)
+    response["ETag"] = shapes.etag(outcome.item)
     return response

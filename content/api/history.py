@@ -16,7 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import history, reads, representation, services
+from content import history, reads, services, shapes
 from content.api import serializers as s
 from content.api.common import actor_for, owner_of, paginated, precondition
 from content.models import HistoryAction, Item
@@ -231,10 +231,10 @@ class HistoryActions(viewsets.GenericViewSet):
             {
                 "restored_from": int(version),
                 "version": history.latest_version(item),
-                "item": representation.item_data(item),
+                "item": shapes.item_data(item),
             }
         )
-        response["ETag"] = representation.etag(item)
+        response["ETag"] = shapes.etag(item)
         return response
 
 

@@ -18,7 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import item_types, queries, reads, representation, services
+from content import item_types, queries, reads, services, shapes
 from content.api import serializers as s
 from content.api.common import (
     IF_MATCH,
@@ -165,7 +165,7 @@ class ItemViewSet(HistoryActions):
         query = validated(s.ListQuerySerializer, request.query_params)
         params = reads.list_params(owner_of(request), query)
         total, items = queries.list_items(owner_of(request), self.model, params)
-        listed = [representation.listed_item_data(i) for i in items]
+        listed = [shapes.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
 
     def create(self, request: Request) -> Response:
@@ -299,7 +299,7 @@ class ContentViewSet(viewsets.GenericViewSet):
         types = list(dict.fromkeys(data.get("type") or readable))
         require_scopes(request.auth, scopes_to_read(types))
         total, items = queries.list_content(owner_of(request), types, params)
-        listed = [representation.listed_item_data(i) for i in items]
+        listed = [shapes.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
 
 
@@ -350,7 +350,7 @@ class TagViewSet(viewsets.GenericViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def _tag_counts(request: Request, *, include_inactive: bool) -> list[dict[str, Any]]:
+def _tag_counts(request: Request, *, include_inactive: bool) -> list[shapes.TagCount]:
     types = item_types.types_in(readable_areas(request.auth))
     return queries.tag_counts(owner_of(request), include_inactive=include_inactive, types=types)
 

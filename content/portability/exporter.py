@@ -18,6 +18,7 @@ from content.portability.markdown import write_markdown_zip
 from content.portability.netscape import NetscapeBookmark, write_netscape
 from content.portability.tiddly_json import write_tiddly_json
 from content.reads import Owner
+from content.shapes import Link, SavedFilter
 from tiddly.errors import ValidationFailed
 
 DEFAULT_VIEWS = (ItemState.ACTIVE, ItemState.ARCHIVED)
@@ -101,13 +102,13 @@ def export_items(
     return ExportFile(name, CONTENT_TYPES[format], _buffered(writers[format]()))
 
 
-def _filters(owner: Owner, types: list[str]) -> Iterator[dict[str, Any]]:
+def _filters(owner: Owner, types: list[str]) -> Iterator[SavedFilter]:
     """The owner's saved filters that show any exported type, in their REST shape."""
     for saved in saved_filters.filters_for_types(owner, types):
         yield saved_filters.filter_data(saved)
 
 
-def _links(owner: Owner, types: list[str], ids: Collection[Any] | None) -> Iterator[dict[str, Any]]:
+def _links(owner: Owner, types: list[str], ids: Collection[Any] | None) -> Iterator[Link]:
     """Links whose two ends are of exported types (and, for a selection, selected items)."""
     links = Relationship.objects.filter(
         owner=owner, source_type__in=types, target_type__in=types

@@ -22,7 +22,8 @@ from typing import Any
 
 import yaml
 
-from content.portability.tiddly_json import iso
+from content.models import Item
+from content.shapes import ExportItem, export_item
 
 MAX_STEM = 80
 
@@ -72,19 +73,10 @@ def slug(text: str | None) -> str:
     return "".join(out).strip("-")[:MAX_STEM].strip("-")
 
 
-def front_matter(item: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": str(item.pk),
-        "type": item.type_name,
-        "title": item.title,
-        "description": item.description,
-        "tags": item.tag_names(),
-    }
-    for name in item.extra_fields:
-        data[name] = getattr(item, name)
-    for name in ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at"):
-        data[name] = iso(getattr(item, name))
-    return data
+def front_matter(item: Item) -> ExportItem:
+    """The export shape without content (the file's body), ``id`` first (SPEC §14)."""
+    data = export_item(item, with_content=False)
+    return {"id": data["id"], **data}  # the same keys, id moved first
 
 
 def markdown_file(item: Any) -> str:

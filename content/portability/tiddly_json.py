@@ -30,8 +30,10 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from content.models import Item
 from content.portability.errors import InvalidImport
 from content.portability.records import ImportRecord, ImportSkip
+from content.shapes import ExportItem, export_item, iso
 
 FORMAT = "tiddly"
 VERSION = 1
@@ -42,36 +44,17 @@ LATER_SECTIONS = ("filters", "relationships")
 TypeFields = Mapping[str, Sequence[str]]
 
 
-def iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    text = value.astimezone(UTC).isoformat()
-    return text.removesuffix("+00:00") + "Z"
-
-
-def item_record(item: Any) -> dict[str, Any]:
+def item_record(item: Item) -> ExportItem:
     """One item as it appears in ``items`` (tags must be prefetched to keep this query-free)."""
-    data: dict[str, Any] = {
-        "type": item.type_name,
-        "id": str(item.pk),
-        "title": item.title,
-        "description": item.description,
-        "content": item.content,
-        "tags": item.tag_names(),
-    }
-    for name in item.extra_fields:
-        data[name] = getattr(item, name)
-    for name in DATE_FIELDS:
-        data[name] = iso(getattr(item, name))
-    return data
+    return export_item(item, with_content=True)
 
 
 def write_tiddly_json(
     items: Iterable[Any],
     *,
     exported_at: datetime,
-    filters: Iterable[dict[str, Any]] = (),
-    relationships: Iterable[dict[str, Any]] = (),
+    filters: Iterable[Mapping[str, Any]] = (),
+    relationships: Iterable[Mapping[str, Any]] = (),
 ) -> Iterator[str]:
     """The document as ``str`` chunks: one per entry, so memory stays flat whatever the count."""
     yield (

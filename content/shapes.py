@@ -1,0 +1,470 @@
+"""Every JSON body an item or a result takes, typed, and the builders of the item shapes.
+
+One place for the objects REST, MCP, conflicts, history and the export formats show: the
+TypedDicts below are the contract (the MCP servers publish them as ``outputSchema``; the DRF
+serializers in ``content.api.serializers`` describe the same shapes for OpenAPI, and a test
+checks real bodies against the served schema), and the builders here are the only code that
+turns an item into one. Built by hand rather than with DRF serializers because it runs on every
+response (a serializer per item cost more than the query).
+
+No ``from __future__ import annotations`` in this module: TypedDict decides which keys are
+``NotRequired`` when the class is created and cannot see through string annotations (pydantic,
+which turns these into MCP output schemas, needs the real types too).
+"""
+
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, NotRequired, cast, overload
+
+from typing_extensions import TypedDict
+
+from content.models import Item
+from content.text.lines import LineWindow, count_lines
+
+if TYPE_CHECKING:
+    from content.services import EditOutcome
+
+PREVIEW_CHARS = 500
+_WHITESPACE = re.compile(r"\s+")
+DATE_FIELDS = ("created_at", "updated_at", "last_used_at", "archived_at", "deleted_at")
+
+
+# --- items --------------------------------------------------------------------------------------
+
+
+class ContentMetadata(TypedDict):
+    total_lines: int
+    start_line: int
+    end_line: int
+    is_partial: bool
+
+
+class Argument(TypedDict):
+    name: str
+    description: str | None
+    required: bool
+
+
+class RelatedItem(TypedDict):
+    relationship_id: str
+    type: str
+    id: str
+    title: str | None
+    description: str | None
+
+
+class _Item(TypedDict):
+    id: str
+    type: str
+    title: str | None
+    description: str | None
+    tags: list[str]
+    state: str
+    created_at: str
+    updated_at: str
+    last_used_at: str
+    archived_at: str | None
+    deleted_at: str | None
+    content_length: int | None
+    content: NotRequired[str | None]
+    content_metadata: NotRequired[ContentMetadata | None]
+    content_preview: NotRequired[str | None]
+
+
+class ContentItem(_Item):
+    """A bookmark or note as the REST API returns it.
+
+    ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
+    metadata-only reads; ``url`` with bookmarks; ``relationships`` with get_item.
+    """
+
+    url: NotRequired[str]
+    relationships: NotRequired[list[RelatedItem]]
+
+
+class PromptItem(_Item):
+    """A prompt as the REST API returns it (``content`` is its template)."""
+
+    name: str
+    arguments: list[Argument]
+
+
+class ItemData(ContentItem):
+    """What the builders return for any type: a ``ContentItem``, and for a prompt also its
+    ``name`` and ``arguments`` (the model's ``extra_fields``)."""
+
+    name: NotRequired[str]
+    arguments: NotRequired[list[Argument]]
+
+
+class ContentPage(TypedDict):
+    items: list[ContentItem]
+    total: int
+    has_more: bool
+
+
+class PromptPage(TypedDict):
+    items: list[PromptItem]
+    total: int
+    has_more: bool
+
+
+class ExportItem(TypedDict):
+    """An item in an export (Tiddly JSON ``items``, a Markdown file's front matter): the item
+    shape without state, lengths, previews and line counts; dates in UTC; ``content`` only
+    where the format carries it in the record (JSON; Markdown has it as the file's body)."""
+
+    type: str
+    id: str
+    title: str | None
+    description: str | None
+    content: NotRequired[str | None]
+    tags: list[str]
+    url: NotRequired[str]
+    name: NotRequired[str]
+    arguments: NotRequired[list[Argument]]
+    created_at: str | None
+    updated_at: str | None
+    last_used_at: str | None
+    archived_at: str | None
+    deleted_at: str | None
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+class Match(TypedDict):
+    field: str
+    line: int | None
+    context: str
+
+
+class SearchResult(TypedDict):
+    matches: list[Match]
+    total_matches: int
+    truncated: NotRequired[bool]
+
+
+class EditMatch(TypedDict):
+    match_type: str
+    line: int
+    replacements: int
+
+
+class EditResult(TypedDict):
+    """One edit: ``match_type``/``line`` (+ ``replacements`` with replace_all); ``edits``: one
+    ``EditMatch`` per edit; dry runs add ``dry_run``, ``diff`` and ``diff_truncated``."""
+
+    match_type: NotRequired[str]
+    line: NotRequired[int]
+    replacements: NotRequired[int]
+    edits: NotRequired[list[EditMatch]]
+    id: str
+    updated_at: str
+    dry_run: NotRequired[bool]
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
+
+
+class ItemEditResult(EditResult):
+    """REST's str-replace answer: the edit result, and the whole item when asked for."""
+
+    item: NotRequired[ItemData]
+
+
+class UpdateResult(TypedDict):
+    id: str
+    updated_at: str
+    summary: str
+
+
+class PromptTemplate(TypedDict):
+    id: str
+    name: str
+    title: str | None
+    description: str | None
+    content: str | None
+    arguments: list[Argument]
+    tags: list[str]
+    updated_at: str
+    content_metadata: ContentMetadata | None
+
+
+class PromptWriteResult(TypedDict):
+    id: str
+    name: str
+    updated_at: str
+    summary: str
+
+
+class PromptEditResult(TypedDict):
+    id: str
+    name: str
+    updated_at: str
+    match_type: NotRequired[str]
+    line: NotRequired[int]
+    replacements: NotRequired[int]
+    edits: NotRequired[list[EditMatch]]
+    dry_run: NotRequired[bool]
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
+    summary: str
+
+
+class HistoryEntry(TypedDict):
+    version: int | None
+    action: str
+    changed_fields: list[str]
+    source: str
+    token_prefix: str | None
+    created_at: str
+
+
+class HistoryRecord(HistoryEntry):
+    """One row of an item's history as REST lists it (the MCP summary drops id and metadata)."""
+
+    id: str
+    metadata: dict[str, Any]
+
+
+class HistoryPage(TypedDict):
+    versions: list[HistoryEntry]
+    total: int
+    has_more: bool
+
+
+class Version(TypedDict):
+    """An item as it was at a version: content (cut to the line window) and metadata."""
+
+    item_id: str
+    type: str
+    id: str
+    version: int | None
+    action: str
+    changed_fields: list[str]
+    metadata: dict[str, Any]
+    source: str
+    token_prefix: str | None
+    created_at: str
+    content: str | None
+    content_metadata: ContentMetadata | None
+    diff: NotRequired[str]
+    diff_truncated: NotRequired[bool]
+
+
+class RestoreResult(TypedDict):
+    id: str
+    updated_at: str
+    version: int
+    summary: str
+
+
+class PromptRestoreResult(RestoreResult):
+    name: str
+
+
+class TagCount(TypedDict):
+    name: str
+    count: int
+
+
+class TagList(TypedDict):
+    tags: list[TagCount]
+
+
+class FilterGroup(TypedDict):
+    tags: list[str]
+
+
+class FilterExpression(TypedDict):
+    groups: list[FilterGroup]
+    group_operator: str
+
+
+class SavedFilter(TypedDict):
+    id: str
+    name: str
+    content_types: list[str]
+    expression: FilterExpression
+    default_sort_by: str | None
+    default_sort_order: str
+    created_at: str
+    updated_at: str
+
+
+class FilterList(TypedDict):
+    filters: list[SavedFilter]
+
+
+class Context(TypedDict):
+    markdown: str
+    counts: dict[str, int]
+
+
+class Link(TypedDict):
+    id: str
+    source_type: str
+    source_id: str
+    target_type: str
+    target_id: str
+    description: str | None
+    created_at: str
+
+
+# --- builders -----------------------------------------------------------------------------------
+
+
+@overload
+def dt(value: datetime) -> str: ...
+@overload
+def dt(value: None) -> None: ...
+def dt(value: datetime | None) -> str | None:
+    """ISO 8601 with ``Z`` for UTC, as every timestamp in the API is written."""
+    if value is None:
+        return None
+    text_value = value.isoformat()
+    return text_value[:-6] + "Z" if text_value.endswith("+00:00") else text_value
+
+
+def iso(value: datetime | None) -> str | None:
+    """``dt`` of the moment in UTC (exports: whatever zone the value came in)."""
+    return None if value is None else dt(value.astimezone(UTC))
+
+
+def _base(item: Item, content_length: int | None) -> ItemData:
+    """The keys every item shape has, then the type's own fields (``url``; ``name``,
+    ``arguments``: named by the model, so set by name) and ``content_length``."""
+    data: dict[str, Any] = {
+        "id": str(item.pk),
+        "type": item.type_name,
+        "title": item.title,
+        "description": item.description,
+        "tags": item.tag_names(),
+        "state": item.state,
+        "created_at": dt(item.created_at),
+        "updated_at": dt(item.updated_at),
+        "last_used_at": dt(item.last_used_at),
+        "archived_at": dt(item.archived_at),
+        "deleted_at": dt(item.deleted_at),
+    }
+    for name in item.extra_fields:
+        data[name] = getattr(item, name)
+    data["content_length"] = content_length
+    return cast(ItemData, data)
+
+
+def window_data(window: LineWindow) -> ContentMetadata:
+    return {
+        "total_lines": window.total_lines,
+        "start_line": window.start_line,
+        "end_line": window.end_line,
+        "is_partial": window.is_partial,
+    }
+
+
+def item_data(item: Item, *, window: LineWindow | None = None) -> ItemData:
+    """The full item. ``window`` (a LineWindow) cuts ``content`` for a partial read."""
+    content = item.content
+    data = _base(item, None if content is None else len(content))
+    if window is not None:
+        data["content"] = window.content
+        data["content_metadata"] = window_data(window)
+    else:
+        data["content"] = content
+        data["content_metadata"] = None if content is None else _whole(content)
+    return data
+
+
+def _whole(content: str) -> ContentMetadata:
+    total = count_lines(content)
+    return {"total_lines": total, "start_line": 1, "end_line": total, "is_partial": False}
+
+
+def listed_item_data(item: Item) -> ItemData:
+    """A list entry: no content, but its length and a whitespace-collapsed preview."""
+    data = _base(item, getattr(item, "content_length", None))
+    head = getattr(item, "content_head", None)
+    data["content_preview"] = preview(head)
+    return data
+
+
+def metadata_item_data(item: Item) -> ItemData:
+    """The full item without its content: length, a 500-character preview and the line count."""
+    data = item_data(item)
+    content = data.pop("content", None)
+    data["content_preview"] = preview(content)
+    return data
+
+
+def prompt_item(data: ItemData) -> PromptItem:
+    """A prompt's item shape: the model's ``extra_fields`` always put ``name`` and
+    ``arguments`` in (which ``ItemData``, built for any type, can only declare optional)."""
+    if "name" not in data or "arguments" not in data:
+        raise ValueError("not the item shape of a prompt")
+    return cast(PromptItem, data)
+
+
+def preview(content: str | None) -> str | None:
+    """The first 500 characters with whitespace runs collapsed (lists, MCP metadata)."""
+    if content is None:
+        return None
+    return _WHITESPACE.sub(" ", content[:PREVIEW_CHARS]).strip()
+
+
+def export_item(item: Item, *, with_content: bool) -> ExportItem:
+    """An item as the export formats write it (tags must be prefetched: no query).
+
+    Keys in the order the Tiddly JSON format documents: content (when carried) before tags, the
+    type's own fields, then the dates. Built as a plain dict (the type's own fields are named by
+    the model) and declared an ``ExportItem`` once it holds every key."""
+    data: dict[str, Any] = {
+        "type": item.type_name,
+        "id": str(item.pk),
+        "title": item.title,
+        "description": item.description,
+    }
+    if with_content:
+        data["content"] = item.content
+    data["tags"] = item.tag_names()
+    for name in item.extra_fields:
+        data[name] = getattr(item, name)
+    for name in DATE_FIELDS:
+        data[name] = iso(getattr(item, name))
+    return cast(ExportItem, data)
+
+
+def edit_data(outcome: "EditOutcome") -> EditResult:
+    """The answer to an edit (SPEC §4.3): the match of the one edit (with ``replacements`` for
+    replace_all) or one entry per edit of ``edits``, and the dry run's diff."""
+    item_id, updated_at = str(outcome.item.pk), dt(outcome.item.updated_at)
+    data: EditResult
+    if outcome.batch:
+        edits: list[EditMatch] = [
+            {"match_type": r.match_type, "line": r.line, "replacements": r.replacements}
+            for r in outcome.results
+        ]
+        data = {"edits": edits, "id": item_id, "updated_at": updated_at}
+    elif outcome.replace_all:
+        data = {
+            "match_type": outcome.match_type,
+            "line": outcome.line,
+            "replacements": outcome.replacements,
+            "id": item_id,
+            "updated_at": updated_at,
+        }
+    else:
+        data = {
+            "match_type": outcome.match_type,
+            "line": outcome.line,
+            "id": item_id,
+            "updated_at": updated_at,
+        }
+    if outcome.dry_run:
+        data["dry_run"] = True
+        data["diff"] = outcome.diff or ""
+        data["diff_truncated"] = outcome.diff_truncated
+    return data
+
+
+def etag(item: Item) -> str:
+    return f'"{int(item.updated_at.timestamp() * 1_000_000)}"'

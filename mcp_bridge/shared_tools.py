@@ -1,0 +1,144 @@
+"""What both servers' tools share: the tools both offer, and the bodies of their history tools.
+
+``list_tags``, ``list_filters`` and ``get_context`` are one function each, registered on both
+servers with each server's description; they cover the calling server's item types
+(``calls.current().server.types``). The history tools address an item differently on each
+server (id and type; a prompt's name), so each server has its own thin signature over the one
+implementation here (``history_page``, ``version_at``, ``restore``).
+
+Tools are small adapters (STYLE): validate arguments, call one service or query, shape the result
+with ``content.shapes`` as REST does. No ORM here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from content import context, history, item_types, queries, reads, saved_filters, services, shapes
+from content.models import Item
+from content.reads import ItemRef
+from content.services import Precondition
+from content.text.replace import Edit
+from mcp_bridge import calls
+from mcp_bridge import schemas as t
+from tiddly.errors import ValidationFailed
+from tiddly.scopes import readable_areas
+
+# The most diff characters a history tool returns (as a dry run's diff): an agent's context is
+# small, and the version itself can be read by lines.
+DIFF_CHARS = 20_000
+
+
+# --- tools on both servers ----------------------------------------------------------------------
+
+
+def list_tags() -> shapes.TagList:
+    """Tags with counts over the areas the caller may read (as ``/api/tags/``)."""
+    types = item_types.types_in(readable_areas(calls.principal()))
+    return {"tags": queries.tag_counts(calls.owner(), include_inactive=False, types=types)}
+
+
+def list_filters() -> shapes.FilterList:
+    """The owner's saved filters that include any of this server's types."""
+    found = saved_filters.filters_for_types(calls.owner(), calls.current().server.types)
+    return {"filters": [saved_filters.filter_data(f) for f in found]}
+
+
+def get_context(limit: t.ContextLimit = 10) -> shapes.Context:
+    server = calls.current().server
+    return context.overview(
+        calls.owner(), types=server.types, recent=limit, footer=server.context_footer
+    )
+
+
+# --- history ------------------------------------------------------------------------------------
+
+
+def history_page(ref: ItemRef, limit: int, offset: int) -> shapes.HistoryPage:
+    item = reads.get_owned_head(calls.owner(), ref)
+    return reads.history_summary(item, limit=limit, offset=offset)
+
+
+def version_at(
+    ref: ItemRef,
+    number: int,
+    start_line: int | None,
+    end_line: int | None,
+    include_diff: bool,
+) -> shapes.Version:
+    """An item at version ``number`` as REST's ``GET …/history/{v}/`` shows it, plus its diff."""
+    item = reads.get_owned_head(calls.owner(), ref)
+    data = reads.version_data(item, number, start_line=start_line, end_line=end_line)
+    if include_diff:
+        diff = reads.diff_data(item, number, max_chars=DIFF_CHARS)
+        data["diff"] = diff["diff"]
+        data["diff_truncated"] = diff["truncated"]
+    return data
+
+
+def restore(ref: ItemRef, number: int, expected_updated_at: datetime | None) -> Item:
+    return services.restore_version(
+        owner=calls.owner(),
+        ref=ref,
+        version=number,
+        actor=calls.actor(),
+        precondition=Precondition(t.aware(expected_updated_at)),
+    )
+
+
+def restore_result(item: Item, version: int) -> shapes.RestoreResult:
+    number = history.latest_version(item)
+    return {
+        "id": str(item.pk),
+        "updated_at": shapes.dt(item.updated_at),
+        "version": number,
+        "summary": f"Restored {item.label()} to version {version}; it is now version {number}.",
+    }
+
+
+# --- helpers of the other tools -----------------------------------------------------------------
+
+
+def full_item(item: Item, start_line: int | None, end_line: int | None) -> shapes.ItemData:
+    window = reads.line_window(item.content, start_line, end_line)
+    return shapes.item_data(item, window=window)
+
+
+def search(types: list[str], args: dict[str, Any]) -> tuple[list[Item], int, bool]:
+    """One page of the owner's items of ``types``: (items, total, whether more follow)."""
+    owner = calls.owner()
+    params = reads.list_params(
+        owner,
+        {
+            "filter_id": args.get("filter_id"),
+            "q": args["query"],
+            "tags": args["tags"],
+            "tag_match": args["tag_match"],
+            "sort_by": args["sort_by"],
+            "sort_order": args["sort_order"],
+            "limit": args["limit"],
+            "offset": args["offset"],
+        },
+    )
+    if len(types) == 1:
+        total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
+    else:
+        total, items = queries.list_content(owner, types, params)
+    return items, total, params.offset + len(items) < total
+
+
+def require_changes(data: dict[str, Any], names: str) -> None:
+    if not data:
+        raise ValidationFailed(
+            {"non_field_errors": [f"Nothing to update: pass at least one of {names}."]},
+            message=f"Nothing to update: pass at least one of {names} (expected_updated_at alone "
+            "changes nothing).",
+        )
+
+
+def edits_in(edits: list[t.EditIn] | None) -> list[Edit] | None:
+    """The ``edits`` parameter (pydantic ``EditIn``) as the editing core's ``Edit``s."""
+    if edits is None:
+        return None
+    return [Edit(e.old_str, e.new_str, e.replace_all) for e in edits]
