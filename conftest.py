@@ -36,6 +36,14 @@ def _fresh_cache() -> None:
     tokens.clear()
 
 
+@pytest.fixture
+def run_tasks() -> Any:
+    """``run_tasks()`` runs every due task in-process through the real queue (``tiddly.tasks``)."""
+    from tiddly.tasks import run_tasks as run
+
+    return run
+
+
 def _make_user(username: str) -> Any:
     return get_user_model().objects.create_user(username=username, password="pw-" + username)
 

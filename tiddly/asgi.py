@@ -29,6 +29,27 @@ class TiddlyASGIHandler(ASGIHandler):
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
 
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self.lifespan(receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+    async def lifespan(self, receive: Any, send: Any) -> None:
+        """The server's start and stop (uvicorn sends them): the embedded task worker lives
+        between the two (SPEC §15; ``TIDDLY_EMBEDDED_WORKER=0`` leaves it to worker processes)."""
+        from tiddly.tasks import embedded_worker
+
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                embedded_worker.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await sync_to_async(embedded_worker.stop, thread_sensitive=False)()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
     async def run_get_response(self, request: HttpRequest) -> HttpResponseBase:
         response = await sync_to_async(self.get_response, thread_sensitive=True)(request)
         response._handler_class = self.__class__  # type: ignore[attr-defined]

@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "oauth2_provider",
     "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "tiddly",
     "content",
     "prompts",
@@ -126,6 +128,15 @@ def _database() -> dict[str, object]:
 
 
 DATABASES = {"default": _database()}
+
+# The one task queue (SPEC §15): background work (page capture, search indexing, webhook
+# deliveries) is a row in the project's database until a worker runs it. The web process runs one
+# worker itself unless TIDDLY_EMBEDDED_WORKER=0; `python manage.py worker` runs more, anywhere.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+TIDDLY_EMBEDDED_WORKER = env_bool("TIDDLY_EMBEDDED_WORKER", True)
+# A task still RUNNING this long after it started is taken for interrupted (its worker died) and
+# queued again; every task here finishes well within it.
+TIDDLY_TASK_LEASE_SECONDS = env_int("TIDDLY_TASK_LEASE_SECONDS", 300, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

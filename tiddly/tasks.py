@@ -1,0 +1,199 @@
+"""The project's one way to run work later (SPEC §15): django-tasks with its database backend.
+
+- A task is a function decorated with django-tasks' ``@task()`` in the service module of its
+  subject (``content/services/capture.py``, …). It may run twice (a worker can die after the
+  work and before the row says so), so it is idempotent and re-reads its row under a lock.
+- ``enqueue_on_commit`` queues it when the write's transaction commits: a rolled-back write
+  queues nothing, and a worker never looks for a row that is not committed yet.
+- Workers: ``work()`` is the loop — the library's worker in batch mode (claims one ready task at
+  a time with ``SELECT … FOR UPDATE SKIP LOCKED`` on PostgreSQL, an exclusive transaction on
+  SQLite, so every task runs once however many workers run) plus the re-queueing of tasks whose
+  worker died. The web process runs one loop in a thread (``EmbeddedWorker``, started by the ASGI
+  lifespan) unless ``TIDDLY_EMBEDDED_WORKER=0``; ``python manage.py worker`` runs more.
+- Tests run due tasks in-process through the real backend with ``run_tasks()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connections, transaction
+from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks.base import Task
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+from django_tasks_db.utils import exclusive_transaction
+
+logger = logging.getLogger(__name__)
+
+BACKEND = "default"
+QUEUE = "default"
+
+
+def enqueue_on_commit(task: Task[Any, Any], *args: Any, delay: float = 0, **kwargs: Any) -> None:
+    """Queue ``task(*args, **kwargs)`` once the current transaction commits (at once outside
+    one), to run no sooner than ``delay`` seconds from then."""
+
+    def enqueue() -> None:
+        chosen = task.using(run_after=timezone.now() + timedelta(seconds=delay)) if delay else task
+        chosen.enqueue(*args, **kwargs)
+
+    transaction.on_commit(enqueue)
+
+
+def requeue_interrupted(lease_seconds: float | None = None) -> int:
+    """Put back tasks that have been RUNNING longer than the lease: their worker died (a crash,
+    ``kill -9``, a lost machine) and no one else will finish them. Returns how many."""
+    lease = settings.TIDDLY_TASK_LEASE_SECONDS if lease_seconds is None else lease_seconds
+    stale = timezone.now() - timedelta(seconds=lease)
+    count = DBTaskResult.objects.filter(
+        status=TaskResultStatus.RUNNING, started_at__lt=stale
+    ).update(status=TaskResultStatus.READY, started_at=None)
+    if count:
+        logger.warning("Re-queued %d interrupted task(s)", count)
+    return count
+
+
+def _worker(max_tasks: int | None = None) -> Worker:
+    return Worker(
+        queue_names=[QUEUE],
+        interval=0,
+        batch=True,
+        backend_name=BACKEND,
+        startup_delay=False,
+        max_tasks=max_tasks,
+        worker_id=f"tiddly-{uuid.uuid4().hex[:12]}",
+        excluded_queue_names=[],
+    )
+
+
+def run_ready(max_tasks: int | None = None) -> int:
+    """Run ready tasks one at a time until none is left (or ``max_tasks`` ran); how many ran.
+
+    The library's own loop (``Worker.run``) would also close the database connection between
+    tasks, which a caller inside a transaction (a test) cannot have; ``work()`` does that
+    between rounds instead. Claiming and running are the library's.
+    """
+    worker = _worker(max_tasks)
+    ran = 0
+    while max_tasks is None or ran < max_tasks:
+        ready = DBTaskResult.objects.ready().filter(backend_name=BACKEND, queue_name=QUEUE)
+        with exclusive_transaction(ready.db):
+            found = ready.get_locked()
+            if found is not None:
+                found.claim(worker.worker_id)  # no other worker will take it now
+        if found is None:
+            return ran
+        worker.run_task(found)
+        ran += 1
+    return ran
+
+
+def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 30.0) -> None:
+    """A worker's life: run what is ready, wait ``interval``, again, until ``stop`` is set;
+    every ``check_every`` seconds re-queue interrupted tasks first."""
+    next_check = 0.0
+    while not stop.is_set():
+        try:
+            now = timezone.now().timestamp()
+            if now >= next_check:
+                requeue_interrupted()
+                next_check = now + check_every
+            run_ready()
+        except Exception:  # a broken database connection must not end the worker
+            logger.exception("Task worker loop failed; retrying")
+        finally:
+            close_old_connections()
+        stop.wait(interval)
+
+
+class EmbeddedWorker:
+    """One worker thread inside the web process (the default deployment: `make run` alone
+    captures pages, indexes and delivers webhooks)."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None and settings.TIDDLY_EMBEDDED_WORKER:
+            self._thread = threading.Thread(
+                target=self._run, name="tiddly-task-worker", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            work(self._stop)
+        finally:
+            connections.close_all()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+embedded_worker = EmbeddedWorker()
+
+
+def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 10_000) -> int:
+    """Run every task that is due, in this process, through the real backend, until none is
+    (tests). Inside a test's transaction ``on_commit`` callbacks wait for a commit that never
+    comes, so the queued ones run first — a task may queue another. ``due_within`` also runs
+    tasks delayed by at most that many seconds (a retry's backoff) without waiting for them.
+    Returns how many ran."""
+    ran = 0
+    for _ in range(max_rounds):
+        _run_pending_on_commit()
+        if due_within:
+            _bring_forward(due_within)
+        before = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count()
+        run_ready(max_tasks=max_tasks)
+        done = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count() - before
+        ran += done
+        if not done and not _pending_on_commit():
+            return ran
+    raise RuntimeError("Tasks kept queueing tasks: stopped after max_rounds")
+
+
+def _bring_forward(seconds: float) -> None:
+    now = timezone.now()
+    DBTaskResult.objects.filter(
+        status=TaskResultStatus.READY,
+        run_after__gt=now,
+        run_after__lte=now + timedelta(seconds=seconds),
+    ).update(run_after=now)
+
+
+def _pending_on_commit() -> list[Any]:
+    connection = connections["default"]
+    return list(connection.run_on_commit) if connection.in_atomic_block else []
+
+
+def _run_pending_on_commit() -> None:
+    connection = connections["default"]
+    if not connection.in_atomic_block:
+        return
+    callbacks: list[Any] = list(connection.run_on_commit)
+    connection.run_on_commit = []
+    for entry in callbacks:
+        entry[1]()  # (savepoint ids, callback, robust)
+
+
+__all__ = [
+    "EmbeddedWorker",
+    "embedded_worker",
+    "enqueue_on_commit",
+    "requeue_interrupted",
+    "run_ready",
+    "run_tasks",
+    "work",
+]
