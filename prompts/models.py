@@ -9,10 +9,11 @@ from django.db import models
 from django.db.models import Q
 
 from content import rules
+from content.errors import NameConflict
 from content.models import Item, item_indexes
 from prompts.rules import normalize_arguments, normalize_prompt_name
 from prompts.templating import TemplateValidationError, validate_template
-from tiddly.errors import InvalidTemplate, NameConflict
+from tiddly.errors import InvalidTemplate
 
 
 class Prompt(Item):

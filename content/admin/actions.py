@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from content import services
 from content.admin.forms import ADMIN_ACTOR
 from content.models import Item
-from content.reads import ItemRef
+from content.queries import ItemRef
 from tiddly.errors import TiddlyError
 
 Service = Callable[[Item, ItemRef], Any]

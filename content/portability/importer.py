@@ -44,16 +44,18 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from content import bulk, history, item_types, relationships, rules, saved_filters, services
+from content import bulk, history, item_types, rules, services
+from content.errors import FieldLimitExceeded
 from content.history import Actor
 from content.models import Bookmark, Item, Tag
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.records import ImportRecord, ImportSkip
 from content.portability.tiddly_json import TiddlyDocument, read_tiddly_json
-from content.reads import ItemRef, Owner
-from content.relationships import End
-from tiddly.errors import FieldLimitExceeded, TiddlyError
+from content.queries import ItemRef, Owner
+from content.services import relationships
+from content.services.relationships import End
+from tiddly.errors import TiddlyError
 from tiddly.scopes import require_scope, scope_for, writable_areas
 
 FORMATS = ("json", "netscape")
@@ -411,7 +413,7 @@ class _Importer:
                 if not writable_areas(self.principal):  # a filter spans areas: one will do
                     require_scope(self.principal, "content:write")
                 with transaction.atomic():
-                    saved_filters.create_filter(
+                    services.create_filter(
                         owner=self.owner, data={k: raw[k] for k in fields if k in raw}
                     )
             except TiddlyError as exc:

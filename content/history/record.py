@@ -31,8 +31,8 @@ from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from content import bulk, item_types
-from content.history_codec import Patch, apply_patch, make_patch
-from content.history_diff import MAX_DIFF_CHARS, TextDiff, unified_diff
+from content.history.codec import Patch, apply_patch, make_patch
+from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
 from tiddly.errors import NotFound
 
