@@ -6,6 +6,7 @@ response. All domain rules and errors live in the services.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.db import transaction
@@ -201,26 +202,20 @@ class ItemViewSet(HistoryActions):
 
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str) -> Response:
-        validated(s.NoBodySerializer, request.data)
-        item = services.archive_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
-        return item_response(item, request)
+        return self.change_state(request, services.archive_item)
 
     @action(detail=True, methods=["post"])
     def unarchive(self, request: Request, pk: str) -> Response:
-        validated(s.NoBodySerializer, request.data)
-        item = services.unarchive_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
-        return item_response(item, request)
+        return self.change_state(request, services.unarchive_item)
 
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, pk: str) -> Response:
+        return self.change_state(request, services.restore_item)
+
+    def change_state(self, request: Request, service: Callable[..., Item]) -> Response:
+        """The body of every bodiless state change: one service call, the item back."""
         validated(s.NoBodySerializer, request.data)
-        item = services.restore_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
+        item = service(owner=owner_of(request), ref=self.ref(), actor=actor_for(request))
         return item_response(item, request)
 
     @action(detail=True, methods=["post"], url_path="track-usage", scope_access="read")
