@@ -36,14 +36,21 @@ class FieldLimitExceeded(TiddlyError):
 
 
 class InvalidLineRange(TiddlyError):
+    """A partial read asked for lines the item does not have (the message gives its total)."""
+
     code = "invalid_line_range"
 
 
 class NoMatch(TiddlyError):
+    """str-replace found ``old_str`` nowhere, not even ignoring whitespace or indentation."""
+
     code = "no_match"
 
 
 class MultipleMatches(TiddlyError):
+    """``old_str`` occurs more than once and ``replace_all`` was not asked for; the body lists
+    each match with its line so the caller can widen ``old_str``."""
+
     code = "multiple_matches"
 
 
@@ -54,6 +61,8 @@ class OverlappingEdits(TiddlyError):
 
 
 class ContentEmpty(TiddlyError):
+    """An edit of an item that has no content (nothing to match against)."""
+
     code = "content_empty"
 
 
@@ -67,6 +76,8 @@ class BadState(TiddlyError):
 
 
 class NameConflict(TiddlyError):
+    """Another of the owner's items, tags or filters already has this name."""
+
     status_code = HTTPStatus.CONFLICT
     code = "name_conflict"
 
@@ -79,6 +90,8 @@ class TagInUse(NameConflict):
 
 
 class UrlConflict(TiddlyError):
+    """Another of the owner's active bookmarks already has this URL."""
+
     status_code = HTTPStatus.CONFLICT
     code = "url_conflict"
 

@@ -17,6 +17,7 @@ from content.models.items import (
     Tag,
     item_indexes,
     state_q,
+    unique_among_live,
 )
 from content.models.organise import (
     Relationship,
@@ -43,4 +44,5 @@ __all__ = [
     "Tag",
     "item_indexes",
     "state_q",
+    "unique_among_live",
 ]

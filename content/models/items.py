@@ -147,6 +147,15 @@ class Item(models.Model):
         """Type-specific validation of the whole new state; prompts check their template."""
 
 
+def unique_among_live(prefix: str, field: str) -> models.UniqueConstraint:
+    """A type's ``unique_field`` is unique per owner among items not in the trash."""
+    return models.UniqueConstraint(
+        fields=["owner", field],
+        condition=Q(deleted_at__isnull=True),
+        name=f"{prefix}_{field}_unique_among_live",
+    )
+
+
 def item_indexes(prefix: str) -> list[models.Index]:
     return [
         models.Index(fields=["owner", "-created_at"], name=f"{prefix}_owner_created"),
@@ -169,13 +178,7 @@ class Bookmark(Item):
 
     class Meta(Item.Meta):
         indexes = item_indexes("bookmark")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["owner", "url"],
-                condition=Q(deleted_at__isnull=True),
-                name="bookmark_url_unique_among_live",
-            )
-        ]
+        constraints = [unique_among_live("bookmark", "url")]
 
     def __str__(self) -> str:
         return self.title or self.url
