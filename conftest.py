@@ -28,7 +28,7 @@ def _fast_passwords(settings: Any) -> None:
 def _fresh_cache() -> None:
     from django.core.cache import cache
 
-    from content.content_cache import contents
+    from content.queries.cache import contents
     from tiddly.auth import tokens
 
     cache.clear()

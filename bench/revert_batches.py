@@ -26,9 +26,10 @@ def child(count: int) -> None:
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from content import revert, services
+    from content import services
     from content.history import Actor
     from content.models import Note
+    from content.services import revert
 
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     start = timezone.now() - timedelta(seconds=1)

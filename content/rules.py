@@ -13,7 +13,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from tiddly.errors import FieldLimitExceeded, ValidationFailed
+from content.errors import FieldLimitExceeded
+from tiddly.errors import ValidationFailed
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _url_validator = URLValidator(schemes=["http", "https"])

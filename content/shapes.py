@@ -14,15 +14,13 @@ which turns these into MCP output schemas, needs the real types too).
 
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NotRequired, cast, overload
+from typing import Any, NotRequired, cast, overload
 
 from typing_extensions import TypedDict
 
 from content.models import Item
+from content.outcomes import EditOutcome
 from content.text.lines import LineWindow, count_lines
-
-if TYPE_CHECKING:
-    from content.services import EditOutcome
 
 PREVIEW_CHARS = 500
 _WHITESPACE = re.compile(r"\s+")
@@ -433,7 +431,7 @@ def export_item(item: Item, *, with_content: bool) -> ExportItem:
     return cast(ExportItem, data)
 
 
-def edit_data(outcome: "EditOutcome") -> EditResult:
+def edit_data(outcome: EditOutcome) -> EditResult:
     """The answer to an edit (SPEC §4.3): the match of the one edit (with ``replacements`` for
     replace_all) or one entry per edit of ``edits``, and the dry run's diff."""
     item_id, updated_at = str(outcome.item.pk), dt(outcome.item.updated_at)

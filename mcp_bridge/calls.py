@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from content.history import Actor
-from content.reads import Owner
+from content.queries import Owner
 
 if TYPE_CHECKING:
     from mcp_bridge.servers import TiddlyServer

@@ -14,11 +14,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from content import item_types, reads, relationships, services, shapes
+from content import item_types, queries, services, shapes
 from content.models import Bookmark, Item, Note
-from content.reads import ItemRef
-from content.relationships import End
-from content.services import Precondition
+from content.queries import ItemRef
+from content.services import Precondition, relationships
+from content.services.relationships import End
 from mcp_bridge import calls, shared_tools
 from mcp_bridge import schemas as t
 from mcp_bridge.annotations import CREATE, EDIT, LINK, READ, UPDATE
@@ -31,8 +31,8 @@ def _ref(type_name: str, item_id: str) -> ItemRef:
     return ItemRef.by_id(item_types.model_for(type_name), item_id)
 
 
-def _load(owner: reads.Owner, type_name: str, item_id: str) -> Item:
-    return reads.get_owned(owner, _ref(type_name, item_id))
+def _load(owner: queries.Owner, type_name: str, item_id: str) -> Item:
+    return queries.get_owned(owner, _ref(type_name, item_id))
 
 
 TYPES = ["bookmark", "note"]
@@ -109,10 +109,10 @@ def get_item(
     item = _load(owner, type, id)
     if not include_content:
         data = shapes.metadata_item_data(item)
-        data["relationships"] = reads.related_items(owner, item)
+        data["relationships"] = queries.related_items(owner, item)
         return data
-    window = reads.line_window(item.content, start_line, end_line)
-    return reads.item_detail(owner, item, window)
+    window = queries.line_window(item.content, start_line, end_line)
+    return queries.item_detail(owner, item, window)
 
 
 def search_in_content(
@@ -144,7 +144,7 @@ def search_in_content(
     context. To find items across the collection use search_items instead.
     """
     item = _load(calls.owner(), type, id)
-    return reads.within_item_search(
+    return queries.within_item_search(
         item, q=query, fields=fields, case_sensitive=case_sensitive, context_lines=context_lines
     )
 

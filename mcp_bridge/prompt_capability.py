@@ -18,8 +18,8 @@ from asgiref.sync import sync_to_async
 from mcp import types
 from mcp.shared.exceptions import McpError
 
-from content import queries, reads, services
-from content.reads import ItemRef
+from content import queries, services
+from content.queries import ItemRef
 from mcp_bridge import calls
 from mcp_bridge.results import INTERNAL_ERROR, logger
 from mcp_bridge.servers import TiddlyServer
@@ -89,7 +89,7 @@ def _list_page(owner: Any, offset: int) -> types.ListPromptsResult:
 
 
 def _render(owner: Any, name: str, arguments: dict[str, Any] | None) -> types.GetPromptResult:
-    prompt = reads.get_owned(owner, ItemRef(Prompt, name=name))
+    prompt = queries.get_owned(owner, ItemRef(Prompt, name=name))
     assert isinstance(prompt, Prompt)
     text = render_prompt(prompt=prompt, values=dict(arguments or {}))
     services.track_usage(owner=owner, ref=ItemRef(Prompt, pk=prompt.pk))

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from content import reads, services, shapes
+from content import queries, services, shapes
 from content.models import Item
-from content.reads import ItemRef
+from content.queries import ItemRef
 from content.services import Precondition
 from mcp_bridge import calls, shared_tools
 from mcp_bridge import schemas as t
@@ -45,8 +45,8 @@ def _named(name: str) -> ItemRef:
     return ItemRef(Prompt, name=name)
 
 
-def _load(owner: reads.Owner, name: str) -> Prompt:
-    prompt = reads.get_owned(owner, _named(name))
+def _load(owner: queries.Owner, name: str) -> Prompt:
+    prompt = queries.get_owned(owner, _named(name))
     assert isinstance(prompt, Prompt)
     return prompt
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from content import context, history, item_types, queries, reads, saved_filters, services, shapes
+from content import history, item_types, queries, services, shapes
 from content.models import Item
-from content.reads import ItemRef
+from content.queries import ItemRef, context
 from content.services import Precondition
 from content.text.replace import Edit
 from mcp_bridge import calls
@@ -41,8 +41,8 @@ def list_tags() -> shapes.TagList:
 
 def list_filters() -> shapes.FilterList:
     """The owner's saved filters that include any of this server's types."""
-    found = saved_filters.filters_for_types(calls.owner(), calls.current().server.types)
-    return {"filters": [saved_filters.filter_data(f) for f in found]}
+    found = queries.filters_for_types(calls.owner(), calls.current().server.types)
+    return {"filters": [queries.filter_data(f) for f in found]}
 
 
 def get_context(limit: t.ContextLimit = 10) -> shapes.Context:
@@ -56,8 +56,8 @@ def get_context(limit: t.ContextLimit = 10) -> shapes.Context:
 
 
 def history_page(ref: ItemRef, limit: int, offset: int) -> shapes.HistoryPage:
-    item = reads.get_owned_head(calls.owner(), ref)
-    return reads.history_summary(item, limit=limit, offset=offset)
+    item = queries.get_owned_head(calls.owner(), ref)
+    return queries.history_summary(item, limit=limit, offset=offset)
 
 
 def version_at(
@@ -68,10 +68,10 @@ def version_at(
     include_diff: bool,
 ) -> shapes.Version:
     """An item at version ``number`` as REST's ``GET …/history/{v}/`` shows it, plus its diff."""
-    item = reads.get_owned_head(calls.owner(), ref)
-    data = reads.version_data(item, number, start_line=start_line, end_line=end_line)
+    item = queries.get_owned_head(calls.owner(), ref)
+    data = queries.version_data(item, number, start_line=start_line, end_line=end_line)
     if include_diff:
-        diff = reads.diff_data(item, number, max_chars=DIFF_CHARS)
+        diff = queries.diff_data(item, number, max_chars=DIFF_CHARS)
         data["diff"] = diff["diff"]
         data["diff_truncated"] = diff["truncated"]
     return data
@@ -101,14 +101,14 @@ def restore_result(item: Item, version: int) -> shapes.RestoreResult:
 
 
 def full_item(item: Item, start_line: int | None, end_line: int | None) -> shapes.ItemData:
-    window = reads.line_window(item.content, start_line, end_line)
+    window = queries.line_window(item.content, start_line, end_line)
     return shapes.item_data(item, window=window)
 
 
 def search(types: list[str], args: dict[str, Any]) -> tuple[list[Item], int, bool]:
     """One page of the owner's items of ``types``: (items, total, whether more follow)."""
     owner = calls.owner()
-    params = reads.list_params(
+    params = queries.list_params(
         owner,
         {
             "filter_id": args.get("filter_id"),

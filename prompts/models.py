@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db import models
-from django.db.models import Q
 
 from content import rules
-from content.models import Item, item_indexes
+from content.errors import NameConflict
+from content.models import Item, item_indexes, unique_among_live
 from prompts.rules import normalize_arguments, normalize_prompt_name
 from prompts.templating import TemplateValidationError, validate_template
-from tiddly.errors import InvalidTemplate, NameConflict
+from tiddly.errors import InvalidTemplate
 
 
 class Prompt(Item):
@@ -31,13 +31,7 @@ class Prompt(Item):
 
     class Meta(Item.Meta):
         indexes = item_indexes("prompt")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["owner", "name"],
-                condition=Q(deleted_at__isnull=True),
-                name="prompt_name_unique_among_live",
-            )
-        ]
+        constraints = [unique_among_live("prompt", "name")]
 
     def __str__(self) -> str:
         return self.name

@@ -78,8 +78,15 @@ def validate_template(content: str | None, argument_names: Iterable[str]) -> Non
     free_names = _free_names(content)
     declared = set(argument_names)
     problems = [
-        _undefined_message(free_names - declared - _GLOBAL_NAMES),
-        _unused_message(declared - free_names),
+        _names_message(
+            "Template uses undefined variable(s): {}. "
+            "Add them to arguments or remove them from the template.",
+            free_names - declared - _GLOBAL_NAMES,
+        ),
+        _names_message(
+            "Unused argument(s): {}. Remove them from arguments or use them in the template.",
+            declared - free_names,
+        ),
     ]
     message = " ".join(problem for problem in problems if problem)
     if message:
@@ -100,22 +107,8 @@ def _syntax_message(exc: TemplateSyntaxError) -> str:
     return f"Invalid Jinja2 syntax on line {exc.lineno}: {exc.message or 'syntax error'}"
 
 
-def _undefined_message(names: set[str]) -> str:
-    if not names:
-        return ""
-    return (
-        f"Template uses undefined variable(s): {_join(names)}. "
-        "Add them to arguments or remove them from the template."
-    )
-
-
-def _unused_message(names: set[str]) -> str:
-    if not names:
-        return ""
-    return (
-        f"Unused argument(s): {_join(names)}. "
-        "Remove them from arguments or use them in the template."
-    )
+def _names_message(template: str, names: set[str]) -> str:
+    return template.format(_join(names)) if names else ""
 
 
 def _join(names: Iterable[str]) -> str:

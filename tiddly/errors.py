@@ -7,7 +7,6 @@ the caller — often an LLM — how to fix the request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -45,28 +44,6 @@ class ValidationFailed(TiddlyError):
         super().__init__(message, fields=fields)
 
 
-class InvalidLineRange(TiddlyError):
-    code = "invalid_line_range"
-
-
-class NoMatch(TiddlyError):
-    code = "no_match"
-
-
-class MultipleMatches(TiddlyError):
-    code = "multiple_matches"
-
-
-class OverlappingEdits(TiddlyError):
-    """Two edits of one request matched overlapping text (``edit_indexes``, ``lines``)."""
-
-    code = "overlapping_edits"
-
-
-class ContentEmpty(TiddlyError):
-    code = "content_empty"
-
-
 class InvalidTemplate(TiddlyError):
     code = "invalid_template"
 
@@ -81,35 +58,6 @@ class RenderLimitExceeded(TiddlyError):
         return f"{self.code}: {self.message}"
 
 
-class FieldLimitExceeded(TiddlyError):
-    code = "field_limit_exceeded"
-
-    def __init__(
-        self,
-        field: str,
-        length: int,
-        limit: int,
-        unit: str = "characters",
-        message: str | None = None,
-    ) -> None:
-        super().__init__(
-            message
-            or f"{field} is {length} {unit} long; the limit is {limit}. Shorten it and retry.",
-            field=field,
-            length=length,
-            limit=limit,
-        )
-
-
-class BadState(TiddlyError):
-    """A lifecycle action that does not apply to the item's current state (e.g. unarchive)."""
-
-    code = "validation_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, fields={})
-
-
 class Forbidden(TiddlyError):
     """The caller is authenticated but may not do this (e.g. a token without the scope)."""
 
@@ -120,52 +68,6 @@ class Forbidden(TiddlyError):
 class NotFound(TiddlyError):
     status_code = status.HTTP_404_NOT_FOUND
     code = "not_found"
-
-
-class NameConflict(TiddlyError):
-    status_code = status.HTTP_409_CONFLICT
-    code = "name_conflict"
-
-
-class TagInUse(NameConflict):
-    """A tag that saved filters use cannot be deleted; ``filters`` lists them. (A 409 like a
-    name conflict: subclassing keeps the status without re-declaring it.)"""
-
-    code = "tag_in_use"
-
-
-class UrlConflict(TiddlyError):
-    status_code = status.HTTP_409_CONFLICT
-    code = "url_conflict"
-
-
-class StaleItem(TiddlyError):
-    """The item changed since the caller loaded it; carries the current state to merge with."""
-
-    status_code: int = status.HTTP_409_CONFLICT
-    code = "conflict"
-
-    def __init__(self, server_state: Mapping[str, Any], message: str | None = None) -> None:
-        super().__init__(
-            message
-            or (
-                "This item was modified since you loaded it. Nothing was saved. Re-apply your "
-                "change to server_state and retry with its updated_at as expected_updated_at."
-            ),
-            server_state=server_state,
-        )
-
-
-class PreconditionFailed(StaleItem):
-    status_code = status.HTTP_412_PRECONDITION_FAILED
-    code = "precondition_failed"
-
-    def __init__(self, server_state: Mapping[str, Any]) -> None:
-        super().__init__(
-            server_state,
-            "If-Match does not match the item's current ETag: it changed since you loaded it. "
-            "Nothing was saved. Re-read it (server_state holds the current version) and retry.",
-        )
 
 
 def _validation_fields(detail: Any) -> dict[str, list[str]]:

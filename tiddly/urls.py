@@ -37,7 +37,7 @@ urlpatterns = [
     path("api/", include("content.api.urls")),
     path("api/", include("prompts.api.urls")),
     path("", include("tiddly.oauth.urls")),
-    path("api/", include("content.portability.api")),
+    path("api/", include("content.api.portability")),
     path("", include("mcp_bridge.urls")),
 ]
 

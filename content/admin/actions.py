@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from content import services
 from content.admin.forms import ADMIN_ACTOR
 from content.models import Item
-from content.reads import ItemRef
+from content.queries import ItemRef
 from tiddly.errors import TiddlyError
 
 Service = Callable[[Item, ItemRef], Any]
@@ -58,58 +58,60 @@ def _in_trash(item: Item) -> str | None:
     return None
 
 
-@admin.action(permissions=["change"], description="Archive selected %(verbose_name_plural)s")
-def archive_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, qs: QuerySet) -> None:
-    _run_each(
-        modeladmin,
-        request,
-        qs,
-        lambda item, ref: services.archive_item(owner=item.owner, ref=ref, actor=ADMIN_ACTOR),
-        done="Archived",
-        skip=_in_trash,
-    )
+Action = Callable[[admin.ModelAdmin, HttpRequest, QuerySet], None]
 
 
-@admin.action(
-    permissions=["change"],
-    description="Restore selected archived %(verbose_name_plural)s (unarchive)",
+def lifecycle_action(
+    name: str,
+    description: str,
+    service: Callable[..., Any],
+    *,
+    done: str,
+    skip: Callable[[Item], str | None] = lambda item: None,
+) -> Action:
+    """An admin action calling ``service(owner=, ref=, actor=ADMIN_ACTOR)`` per selected item."""
+
+    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, qs: QuerySet) -> None:
+        def call(item: Item, ref: ItemRef) -> Any:
+            return service(owner=item.owner, ref=ref, actor=ADMIN_ACTOR)
+
+        _run_each(modeladmin, request, qs, call, done=done, skip=skip)
+
+    action.__name__ = action.__qualname__ = name
+    return admin.action(permissions=["change"], description=description)(action)
+
+
+def _already_trashed(item: Item) -> str | None:
+    return "It is already in the trash." if item.is_deleted else None
+
+
+archive_selected = lifecycle_action(
+    "archive_selected",
+    "Archive selected %(verbose_name_plural)s",
+    services.archive_item,
+    done="Archived",
+    skip=_in_trash,
 )
-def unarchive_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, qs: QuerySet) -> None:
-    _run_each(
-        modeladmin,
-        request,
-        qs,
-        lambda item, ref: services.unarchive_item(owner=item.owner, ref=ref, actor=ADMIN_ACTOR),
-        done="Unarchived (active again)",
-        skip=_in_trash,
-    )
-
-
-@admin.action(
-    permissions=["change"], description="Move selected %(verbose_name_plural)s to the trash"
+unarchive_selected = lifecycle_action(
+    "unarchive_selected",
+    "Restore selected archived %(verbose_name_plural)s (unarchive)",
+    services.unarchive_item,
+    done="Unarchived (active again)",
+    skip=_in_trash,
 )
-def trash_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, qs: QuerySet) -> None:
-    _run_each(
-        modeladmin,
-        request,
-        qs,
-        lambda item, ref: services.trash_item(owner=item.owner, ref=ref, actor=ADMIN_ACTOR),
-        done="Moved to the trash",
-        skip=lambda item: "It is already in the trash." if item.is_deleted else None,
-    )
-
-
-@admin.action(
-    permissions=["change"], description="Restore selected %(verbose_name_plural)s from the trash"
+trash_selected = lifecycle_action(
+    "trash_selected",
+    "Move selected %(verbose_name_plural)s to the trash",
+    services.trash_item,
+    done="Moved to the trash",
+    skip=_already_trashed,
 )
-def restore_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, qs: QuerySet) -> None:
-    _run_each(
-        modeladmin,
-        request,
-        qs,
-        lambda item, ref: services.restore_item(owner=item.owner, ref=ref, actor=ADMIN_ACTOR),
-        done="Restored from the trash",
-    )
+restore_selected = lifecycle_action(
+    "restore_selected",
+    "Restore selected %(verbose_name_plural)s from the trash",
+    services.restore_item,
+    done="Restored from the trash",
+)
 
 
 @admin.action(

@@ -17,19 +17,12 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 
 from content import services
+from content.errors import FieldLimitExceeded, NameConflict, StaleItem, UrlConflict
 from content.history import Actor
 from content.models import Item
-from content.reads import ItemRef
+from content.queries import ItemRef
 from content.services import Precondition
-from tiddly.errors import (
-    FieldLimitExceeded,
-    InvalidTemplate,
-    NameConflict,
-    StaleItem,
-    TiddlyError,
-    UrlConflict,
-    ValidationFailed,
-)
+from tiddly.errors import InvalidTemplate, TiddlyError, ValidationFailed
 
 ADMIN_ACTOR = Actor(source="admin")
 # Content is edited by agents with exact-match replacements: show its whitespace faithfully.

@@ -14,9 +14,10 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from content import item_types, revert
+from content import item_types
 from content.history import Actor
 from content.models import ItemVersion
+from content.services import revert
 from tiddly.errors import TiddlyError
 from tiddly.owned_admin import OwnedAdmin
 

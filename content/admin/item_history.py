@@ -34,7 +34,7 @@ from django.urls import URLPattern, path, reverse
 from content import history, services
 from content.admin.forms import ADMIN_ACTOR
 from content.models import Item, ItemVersion
-from content.reads import ItemRef
+from content.queries import ItemRef
 from tiddly.errors import TiddlyError
 
 # Rows shown under the change form; the History page shows every kept row.

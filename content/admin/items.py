@@ -25,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
 
-from content import item_types, reads, services
+from content import item_types, queries, services
 from content.admin.actions import (
     archive_selected,
     delete_permanently,
@@ -38,7 +38,7 @@ from content.admin.forms import MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
 from content.admin.portability import PortabilityAdminMixin
 from content.models import Bookmark, Item, ItemVersion, Note
-from content.reads import ItemRef
+from content.queries import ItemRef
 from tiddly.errors import TiddlyError
 from tiddly.owned_admin import OwnedAdmin
 
@@ -235,7 +235,7 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
     @admin.display(description="linked items")
     def linked_items(self, obj: Item) -> str:
         """The items linked to this one (SPEC §12), each a link to its page."""
-        rows = reads.related_items(obj.owner, obj)
+        rows = queries.related_items(obj.owner, obj)
         if not rows:
             return "—"
         return format_html_join(

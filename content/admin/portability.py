@@ -22,7 +22,7 @@ from django.urls import URLPattern, path, reverse
 from content.history import Actor
 from content.models import ItemState
 from content.portability import exporter, importer, streaming
-from content.reads import Owner
+from content.queries import Owner
 from tiddly.errors import TiddlyError
 
 IMPORT_ACTOR = Actor(source="import")

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from content import saved_filters
+from content import services
 from content.admin.forms import ServiceForm
 from content.models import SavedFilter
 from tiddly.owned_admin import OwnedAdmin
@@ -33,12 +33,12 @@ class SavedFilterForm(ServiceForm):
 
     def check_service(self) -> None:
         instance = None if self.adding else SavedFilter.objects.get(pk=self.instance.pk)
-        saved_filters.check_filter(owner=self._owner(), data=self._data(), instance=instance)
+        services.check_filter(owner=self._owner(), data=self._data(), instance=instance)
 
     def run_service(self) -> SavedFilter:
         if self.adding:
-            return saved_filters.create_filter(owner=self._owner(), data=self._data())
-        return saved_filters.update_filter(
+            return services.create_filter(owner=self._owner(), data=self._data())
+        return services.update_filter(
             owner=self._owner(), filter_id=self.instance.pk, data=self._data()
         )
 

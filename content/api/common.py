@@ -10,11 +10,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from content import reads, services, shapes
+from content import queries, services, shapes
 from content.api import serializers as s
 from content.history import Actor, clean_source
 from content.models import Item
-from content.reads import Owner
+from content.queries import Owner
 from content.services import Precondition
 from tiddly.serializers import validated
 
@@ -70,10 +70,10 @@ def item_response(item: Item, request: Request, *, status_code: int = 200) -> Re
     # so a line range there could only turn a saved change into a misleading 400.
     reading = request.method == "GET"
     query = validated(s.LineRangeQuerySerializer, request.query_params) if reading else {}
-    window = reads.line_window(item.content, query.get("start_line"), query.get("end_line"))
+    window = queries.line_window(item.content, query.get("start_line"), query.get("end_line"))
     body: shapes.ItemData
     if reading:
-        body = reads.item_detail(owner_of(request), item, window)
+        body = queries.item_detail(owner_of(request), item, window)
     else:
         body = shapes.item_data(item, window=window)
     response = Response(body, status=status_code)

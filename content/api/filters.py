@@ -9,7 +9,7 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import item_types, saved_filters
+from content import item_types, queries, services
 from content.models import SortKey, SortOrder
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA
@@ -102,24 +102,24 @@ class FilterViewSet(viewsets.GenericViewSet):
     lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> Any:
-        return saved_filters.owned_filters(self.request.user)
+        return queries.owned_filters(self.request.user)
 
     def list(self, request: Request) -> Response:
-        return Response([saved_filters.filter_data(f) for f in self.get_queryset()])
+        return Response([queries.filter_data(f) for f in self.get_queryset()])
 
     def create(self, request: Request) -> Response:
         data = validated(FilterWrite, request.data)
-        saved = saved_filters.create_filter(owner=request.user, data=data)
-        return Response(saved_filters.filter_data(saved), status=status.HTTP_201_CREATED)
+        saved = services.create_filter(owner=request.user, data=data)
+        return Response(queries.filter_data(saved), status=status.HTTP_201_CREATED)
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(saved_filters.filter_data(saved_filters.get_filter(request.user, pk)))
+        return Response(queries.filter_data(queries.get_filter(request.user, pk)))
 
     def partial_update(self, request: Request, pk: str) -> Response:
         data = validated(FilterUpdate, request.data)
-        saved = saved_filters.update_filter(owner=request.user, filter_id=pk, data=data)
-        return Response(saved_filters.filter_data(saved))
+        saved = services.update_filter(owner=request.user, filter_id=pk, data=data)
+        return Response(queries.filter_data(saved))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        saved_filters.delete_filter(owner=request.user, filter_id=pk)
+        services.delete_filter(owner=request.user, filter_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -16,11 +16,11 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import history, reads, services, shapes
+from content import history, queries, services, shapes
 from content.api import serializers as s
 from content.api.common import actor_for, owner_of, paginated, precondition
 from content.models import HistoryAction, Item
-from content.reads import ItemRef
+from content.queries import ItemRef
 from tiddly.schema import errors
 from tiddly.serializers import validated
 
@@ -190,14 +190,14 @@ class HistoryActions(viewsets.GenericViewSet):
         raise NotImplementedError
 
     def history_item(self) -> Item:
-        return reads.get_owned_head(owner_of(self.request), self.ref())
+        return queries.get_owned_head(owner_of(self.request), self.ref())
 
     @action(detail=True, methods=["get"], url_path="history")
     def history(self, request: Request, pk: str) -> Response:
         item = self.history_item()
         query = validated(HistoryQuerySerializer, request.query_params)
         page = _Page(query["limit"], query["offset"])
-        total, entries = reads.history_page(
+        total, entries = queries.history_page(
             item,
             limit=page.limit,
             offset=page.offset,
@@ -210,13 +210,13 @@ class HistoryActions(viewsets.GenericViewSet):
     def history_version(self, request: Request, pk: str, version: str) -> Response:
         item = self.history_item()
         query = validated(s.LineRangeQuerySerializer, request.query_params)
-        return Response(reads.version_data(item, int(version), **query))
+        return Response(queries.version_data(item, int(version), **query))
 
     @action(detail=True, methods=["get"], url_path=f"{VERSION_PATH}/diff")
     def history_diff(self, request: Request, pk: str, version: str) -> Response:
         item = self.history_item()
         query = validated(DiffQuerySerializer, request.query_params)
-        return Response(reads.diff_data(item, int(version), context=query["context_lines"]))
+        return Response(queries.diff_data(item, int(version), context=query["context_lines"]))
 
     @action(detail=True, methods=["post"], url_path=f"{VERSION_PATH}/restore")
     def history_restore(self, request: Request, pk: str, version: str) -> Response:

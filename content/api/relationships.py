@@ -9,11 +9,12 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import item_types, relationships
+from content import item_types
 from content.api.common import SOURCE, actor_for, paginated
 from content.api.serializers import page_serializer
 from content.models import Relationship
-from content.relationships import End
+from content.services import relationships
+from content.services.relationships import End
 from tiddly.schema import errors
 from tiddly.serializers import StrictSerializer, optional_text, validated
 

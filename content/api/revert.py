@@ -8,8 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from content import item_types, revert
+from content import item_types
 from content.api.common import actor_for, owner_of
+from content.services import revert
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, writable_areas
 from tiddly.serializers import JSONBooleanField, StrictSerializer, StringField, validated

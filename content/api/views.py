@@ -6,6 +6,7 @@ response. All domain rules and errors live in the services.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.db import transaction
@@ -18,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import item_types, queries, reads, services, shapes
+from content import item_types, queries, services, shapes
 from content.api import serializers as s
 from content.api.common import (
     IF_MATCH,
@@ -32,7 +33,7 @@ from content.api.common import (
 )
 from content.api.history import HistoryActions, history_schemas
 from content.models import Bookmark, Item, Note, Tag
-from content.reads import ItemRef
+from content.queries import ItemRef
 from content.text.replace import Edit
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, AREAS, readable_areas, require_scopes
@@ -159,11 +160,11 @@ class ItemViewSet(HistoryActions):
         return ItemRef.by_id(self.model, self.kwargs["pk"])
 
     def load(self) -> Item:
-        return reads.get_owned(owner_of(self.request), self.ref())
+        return queries.get_owned(owner_of(self.request), self.ref())
 
     def list(self, request: Request) -> Response:
         query = validated(s.ListQuerySerializer, request.query_params)
-        params = reads.list_params(owner_of(request), query)
+        params = queries.list_params(owner_of(request), query)
         total, items = queries.list_items(owner_of(request), self.model, params)
         listed = [shapes.listed_item_data(i) for i in items]
         return paginated(request, total, listed, params)
@@ -201,26 +202,20 @@ class ItemViewSet(HistoryActions):
 
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str) -> Response:
-        validated(s.NoBodySerializer, request.data)
-        item = services.archive_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
-        return item_response(item, request)
+        return self.change_state(request, services.archive_item)
 
     @action(detail=True, methods=["post"])
     def unarchive(self, request: Request, pk: str) -> Response:
-        validated(s.NoBodySerializer, request.data)
-        item = services.unarchive_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
-        return item_response(item, request)
+        return self.change_state(request, services.unarchive_item)
 
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, pk: str) -> Response:
+        return self.change_state(request, services.restore_item)
+
+    def change_state(self, request: Request, service: Callable[..., Item]) -> Response:
+        """The body of every bodiless state change: one service call, the item back."""
         validated(s.NoBodySerializer, request.data)
-        item = services.restore_item(
-            owner=owner_of(request), ref=self.ref(), actor=actor_for(request)
-        )
+        item = service(owner=owner_of(request), ref=self.ref(), actor=actor_for(request))
         return item_response(item, request)
 
     @action(detail=True, methods=["post"], url_path="track-usage", scope_access="read")
@@ -232,7 +227,7 @@ class ItemViewSet(HistoryActions):
     @action(detail=True, methods=["get"])
     def search(self, request: Request, pk: str) -> Response:
         query = validated(s.WithinItemSearchQuerySerializer, request.query_params)
-        return Response(reads.within_item_search(self.load(), **query))
+        return Response(queries.within_item_search(self.load(), **query))
 
     @action(detail=True, methods=["patch"], url_path="str-replace")
     def str_replace(self, request: Request, pk: str) -> Response:
@@ -294,7 +289,7 @@ class ContentViewSet(viewsets.GenericViewSet):
     )
     def list(self, request: Request) -> Response:
         data = validated(s.ContentListQuerySerializer, request.query_params)
-        params = reads.list_params(owner_of(request), data)
+        params = queries.list_params(owner_of(request), data)
         readable = item_types.types_in(readable_areas(request.auth))
         types = list(dict.fromkeys(data.get("type") or readable))
         require_scopes(request.auth, scopes_to_read(types))

@@ -12,12 +12,13 @@ from typing import Any, cast
 from django.db.models import Q
 from django.utils import timezone
 
-from content import item_types, relationships, saved_filters
+from content import item_types, queries
 from content.models import Bookmark, Item, ItemState, Relationship, state_q
 from content.portability.markdown import write_markdown_zip
 from content.portability.netscape import NetscapeBookmark, write_netscape
 from content.portability.tiddly_json import write_tiddly_json
-from content.reads import Owner
+from content.queries import Owner
+from content.services import relationships
 from content.shapes import Link, SavedFilter
 from tiddly.errors import ValidationFailed
 
@@ -104,8 +105,8 @@ def export_items(
 
 def _filters(owner: Owner, types: list[str]) -> Iterator[SavedFilter]:
     """The owner's saved filters that show any exported type, in their REST shape."""
-    for saved in saved_filters.filters_for_types(owner, types):
-        yield saved_filters.filter_data(saved)
+    for saved in queries.filters_for_types(owner, types):
+        yield queries.filter_data(saved)
 
 
 def _links(owner: Owner, types: list[str], ids: Collection[Any] | None) -> Iterator[Link]:

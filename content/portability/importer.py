@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -44,16 +43,19 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from content import bulk, history, item_types, relationships, rules, saved_filters, services
+from content import bulk, history, item_types, rules, services
+from content.errors import FieldLimitExceeded
 from content.history import Actor
-from content.models import Bookmark, Item, Tag
+from content.models import Item, Tag
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
+from content.portability.netscape_records import NetscapeConverter
 from content.portability.records import ImportRecord, ImportSkip
 from content.portability.tiddly_json import TiddlyDocument, read_tiddly_json
-from content.reads import ItemRef, Owner
-from content.relationships import End
-from tiddly.errors import FieldLimitExceeded, TiddlyError
+from content.queries import ItemRef, Owner
+from content.services import relationships
+from content.services.relationships import End
+from tiddly.errors import TiddlyError
 from tiddly.scopes import require_scope, scope_for, writable_areas
 
 FORMATS = ("json", "netscape")
@@ -221,7 +223,7 @@ def _records(
         yield from document.records()
         return
     reader = NetscapeReader(chunks, warn=report.warn, max_tags=rules.limit("tags_per_item"))
-    converter = _NetscapeConverter(report.warn)
+    converter = NetscapeConverter(report.warn)
     try:
         for entry in reader.entries():
             if isinstance(entry, NetscapeEntry):
@@ -230,69 +232,6 @@ def _records(
                 yield ImportSkip(entry.index, entry.reason, entry.title, entry.url)
     except NetscapeError as exc:
         raise InvalidImport(exc.message, line=exc.line, column=exc.column) from None
-
-
-# --- Netscape entries → records -----------------------------------------------------------------
-
-
-def tag_slug(name: str) -> str:
-    """A folder name or free-form tag as a Tiddly tag: ASCII, lower-case, single hyphens."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    out: list[str] = []
-    for char in folded:
-        if char.isalnum():
-            out.append(char)
-        elif out and out[-1] != "-":
-            out.append("-")
-    return "".join(out).strip("-")[: rules.limit("tag")].strip("-")
-
-
-class _NetscapeConverter:
-    def __init__(self, warn: Callable[[str], None]) -> None:
-        self._warn = warn
-        self._slugs: dict[str, str] = {}
-        self._now = timezone.now()
-
-    def _slug(self, name: str) -> str:
-        slug = self._slugs.get(name)
-        if slug is None:
-            slug = self._slugs[name] = tag_slug(name)
-            if not slug:
-                self._warn(
-                    f"The folder or tag '{name}' has no letters or digits usable in a tag "
-                    "(a-z, 0-9); its bookmarks were imported without it."
-                )
-        return slug
-
-    def record(self, entry: NetscapeEntry) -> ImportRecord:
-        tags = [s for s in map(self._slug, [*entry.folders, *entry.tags]) if s]
-        present = {"title", "tags"}
-        present.update(
-            name
-            for name, value in (
-                ("description", entry.description),
-                ("content", entry.notes),
-                ("archived_at", entry.archived or None),
-            )
-            if value
-        )
-        updated = entry.last_modified
-        if entry.add_date and (updated is None or updated < entry.add_date):
-            updated = entry.add_date
-        return ImportRecord(
-            index=entry.index,
-            type=Bookmark.type_name,
-            title=entry.title or None,
-            description=entry.description,
-            content=entry.notes,
-            tags=tags,
-            type_fields={"url": entry.url},
-            created_at=entry.add_date,
-            updated_at=updated,
-            archived_at=self._now if entry.archived else None,
-            lenient=True,
-            present=frozenset(present),
-        )
 
 
 # --- validating and saving ----------------------------------------------------------------------
@@ -411,7 +350,7 @@ class _Importer:
                 if not writable_areas(self.principal):  # a filter spans areas: one will do
                     require_scope(self.principal, "content:write")
                 with transaction.atomic():
-                    saved_filters.create_filter(
+                    services.create_filter(
                         owner=self.owner, data={k: raw[k] for k in fields if k in raw}
                     )
             except TiddlyError as exc:
@@ -611,4 +550,4 @@ def _checked(model: type[Item], name: str, value: Any) -> Any:
     return value
 
 
-__all__ = ["ImportReport", "detect_format", "import_items", "max_import_bytes", "tag_slug"]
+__all__ = ["ImportReport", "detect_format", "import_items", "max_import_bytes"]

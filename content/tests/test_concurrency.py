@@ -15,11 +15,11 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from content import services
+from content.errors import NoMatch
 from content.history import Actor
 from content.models import Note
 from content.services import ItemRef
 from content.tests.editing_support import in_threads, make_item, url, versions
-from tiddly.errors import NoMatch
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

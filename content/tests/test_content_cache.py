@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from content.content_cache import ContentCache
+from content.queries.cache import ContentCache
 
 postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the cache sits behind pg_column_size"
@@ -48,7 +48,7 @@ def _content_fetches(queries: CaptureQueriesContext) -> int:
 
 @postgres_only
 def test_a_second_read_of_a_large_note_takes_its_content_from_the_cache(api: Any) -> None:
-    from content.content_cache import contents
+    from content.queries.cache import contents
 
     note_id, content = _big_note(api)
     contents.clear()  # as in a process that did not write it
@@ -107,9 +107,9 @@ def test_concurrent_reads_never_cache_a_content_under_an_older_updated_at(
 ) -> None:
     """A write landing between the metadata query and the content fetch must not be cached as
     the old version: the guarded fetch misses and the item is re-read."""
-    from content import queries
-    from content.content_cache import contents
     from content.models import Note
+    from content.queries import lists as queries
+    from content.queries.cache import contents
 
     note_id, _ = _big_note(api)
     contents.clear()

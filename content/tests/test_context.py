@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from content import context
 from content.models import Bookmark, Note, SavedFilter, Tag
+from content.queries import context
 from prompts.models import Prompt
 
 pytestmark = pytest.mark.django_db

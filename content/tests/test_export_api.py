@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from content import relationships, saved_filters
+from content import services
 from content.history import Actor
 from content.models import Bookmark, Note, Relationship, SavedFilter
 from content.portability.netscape import NetscapeEntry, parse_netscape
-from content.relationships import End
-from content.services import create_item
+from content.services import create_item, relationships
+from content.services.relationships import End
 from content.tests.factories import BookmarkFactory, NoteFactory, PromptFactory
 from content.tests.portability_support import download, scoped_client, upload
 from prompts.models import Prompt
@@ -253,7 +253,7 @@ def test_json_round_trip_carries_saved_filters_and_relationships(
     mark = create_item(
         owner=owner, model=Bookmark, data={"url": "https://e.com/", "tags": ["work"]}, actor=Actor()
     )
-    saved_filters.create_filter(
+    services.create_filter(
         owner=owner,
         data={
             "name": "Work",

@@ -9,8 +9,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from content import history, history_codec, services
+from content import history, services
+from content.errors import UrlConflict
 from content.history import Actor, clean_source
+from content.history import codec as history_codec
+from content.history import record as history_record
 from content.models import Bookmark, ItemVersion, Note
 from content.tests.history_support import (
     current,
@@ -24,7 +27,7 @@ from content.tests.history_support import (
     update,
 )
 from prompts.models import Prompt
-from tiddly.errors import InvalidTemplate, NotFound, UrlConflict
+from tiddly.errors import InvalidTemplate, NotFound
 
 pytestmark = pytest.mark.django_db
 
@@ -146,7 +149,7 @@ def test_str_replace_stores_the_known_span_without_diffing_the_document(
     def no_diff(*args: Any) -> str:
         raise AssertionError("str-replace must not diff the whole document")
 
-    monkeypatch.setattr(history, "make_patch", no_diff)
+    monkeypatch.setattr(history_record, "make_patch", no_diff)
     edit(owner, note, "second", "2nd")
     assert rows(note)[-1].content_patch == '[[11,3,"second"]]'
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from content.history_codec import (
+from content.history.codec import (
     MAX_DIFF_MIDDLE,
     apply_patch,
     make_patch,

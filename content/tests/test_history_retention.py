@@ -15,6 +15,7 @@ from content.history import Actor
 from content.models import ItemVersion, Note
 from content.services import archive_item, unarchive_item
 from content.tests.history_support import current, edit, make_note, numbers, ref, update
+from tiddly.errors import NotFound
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +85,7 @@ def test_pruning_the_create_snapshot_keeps_reconstruction_exact(owner: Any, sett
     history.prune_item("note", note.pk)
     assert numbers(note) == [10, 11, 12, 13]
     assert_reconstructs(note, expected)
-    with pytest.raises(history.NotFound):
+    with pytest.raises(NotFound):
         history.reconstruct(note, 9)
 
 

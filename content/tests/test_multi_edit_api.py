@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from content.history_codec import ops_patch
+from content.history.codec import ops_patch
 from content.tests.editing_support import (
     TYPES,
     by_name_url,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from content.history_codec import apply_patch
+from content.history.codec import apply_patch
 from content.text import replace_levels
 from content.text.diff import TextDiff, unified_diff
 from content.text.replace import (

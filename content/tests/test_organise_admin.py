@@ -8,11 +8,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from content import relationships
 from content.history import Actor
 from content.models import SavedFilter
-from content.relationships import End
-from content.saved_filters import create_filter
+from content.services import relationships
+from content.services.filters import create_filter
+from content.services.relationships import End
 from content.tests.factories import BookmarkFactory, NoteFactory
 
 pytestmark = pytest.mark.django_db

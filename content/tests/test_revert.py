@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from content import services
 from content.history import Actor
 from content.models import ItemVersion, Note
-from content.reads import ItemRef
+from content.queries import ItemRef
 from content.tests.editing_support import iso, make_item, versions
 from content.tests.test_admin import changelist_url, texts
 from prompts.models import Prompt

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from content.models import Relationship
-from content.saved_filters import create_filter
+from content.services.filters import create_filter
 from mcp_bridge.tests.conftest import Mcp, create
 
 

@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import reads, services
+from content import queries, services
 from content.api.common import IF_MATCH, SOURCE, actor_for, item_response, owner_of, precondition
 from content.api.serializers import (
     LineRangeQuerySerializer,
@@ -18,7 +18,7 @@ from content.api.serializers import (
     StrReplaceQuerySerializer,
 )
 from content.api.views import STR_REPLACE_DESCRIPTION, ItemViewSet, item_schema
-from content.reads import ItemRef
+from content.queries import ItemRef
 from prompts import skills
 from prompts.api import serializers as s
 from prompts.models import Prompt
@@ -76,7 +76,7 @@ class PromptViewSet(ItemViewSet):
     @action(detail=False, methods=["get", "patch"], url_path=r"name/(?P<name>[^/]+)")
     def by_name(self, request: Request, name: str) -> Response:
         if request.method == "GET":
-            return item_response(reads.get_owned(owner_of(request), self.named(name)), request)
+            return item_response(queries.get_owned(owner_of(request), self.named(name)), request)
         data = validated(self.update_serializer, request.data)
         checked = precondition(request, data.pop("expected_updated_at", None))
         prompt = services.update_item(

@@ -19,11 +19,11 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from rest_framework.test import APIClient
 
-from content import relationships, saved_filters
+from content import services
 from content.history import Actor
 from content.item_types import model_for
-from content.relationships import End
-from content.services import create_item
+from content.services import create_item, relationships
+from content.services.relationships import End
 from tiddly.models import ApiToken
 from tiddly.scopes import ALL_SCOPES
 
@@ -187,7 +187,7 @@ def world(owner: Any) -> dict[str, Any]:
         "token": ApiToken.issue(owner=owner, name="listed")[0],
     }
     note, bookmark = made["note"], made["bookmark"]
-    made["filter"] = saved_filters.create_filter(
+    made["filter"] = services.create_filter(
         owner=owner,
         data={"name": "work", "content_types": ["note"], "expression": {"groups": []}},
     )

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from content.history import Actor
 from content.portability import importer
-from content.reads import Owner
+from content.queries import Owner
 from tiddly.errors import TiddlyError
 
 

@@ -1,39 +1,28 @@
-"""The read use-cases REST views, MCP tools and the admin share (STYLE: one read layer).
+"""One item as every door reads it: ``ItemRef``, ``get_owned``, its page, a line window, a search.
 
 ``get_owned`` loads one of the owner's items or raises the not-found error every door answers
-with (another owner's item is simply not found). The other functions turn validated request
-values into read results: a line window, a within-item search, a history page, a version, a diff.
-SQL lives in ``content.queries``; JSON shapes in ``content.shapes``.
+with (another owner's item is simply not found). Lists live in ``content.queries.lists``, history
+reads in ``content.queries.history``; JSON shapes in ``content.shapes``.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from content import history, item_types, queries, saved_filters
-from content.models import Item, ItemState, ItemVersion, Relationship
-from content.rules import normalize_tags, storable
-from content.shapes import (
-    HistoryPage,
-    HistoryRecord,
-    ItemData,
-    Match,
-    RelatedItem,
-    SearchResult,
-    Version,
-    dt,
-    item_data,
-    window_data,
-)
+from content import item_types
+from content.errors import InvalidLineRange
+from content.models import Item, Relationship
+from content.queries import lists as queries
+from content.rules import storable
+from content.shapes import ItemData, Match, RelatedItem, SearchResult, item_data
 from content.text.lines import LineRangeError, LineWindow, read_lines
 from content.text.search import field_contains, search_text_limited
-from tiddly.errors import InvalidLineRange, NotFound, ValidationFailed
+from tiddly.errors import NotFound, ValidationFailed
 
 # Items belong to a user (settings.AUTH_USER_MODEL is Django's own).
 Owner = User
@@ -147,39 +136,6 @@ def display_title(item: Item) -> str | None:
     return item.title or (getattr(item, fallback) if fallback else None)
 
 
-# --- lists --------------------------------------------------------------------------------------
-
-
-def list_params(owner: Owner, data: Mapping[str, Any]) -> queries.ListParams:
-    """Validated list query parameters (REST or MCP) as ``ListParams``.
-
-    ``filter_id`` names one of the owner's saved filters (else not found): its expression and
-    types narrow the list, and its sort applies unless ``sort_by`` is given.
-    """
-    params = queries.ListParams(
-        q=(data.get("q") or "").strip(),
-        tags=normalize_tags(data.get("tags") or []),
-        tag_match=data["tag_match"],
-        views=data.get("view") or [ItemState.ACTIVE],
-        sort_by=data.get("sort_by"),
-        sort_order=data["sort_order"],
-        limit=data["limit"],
-        offset=data["offset"],
-    )
-    if data.get("filter_id") is None:
-        return params
-    saved = saved_filters.get_filter(owner, data["filter_id"])
-    sort: dict[str, Any] = {}
-    if not params.sort_by:
-        sort = {"sort_by": saved.default_sort_by, "sort_order": saved.default_sort_order}
-    return replace(
-        params,
-        filter_groups=tuple(tuple(tags) for tags in saved.groups),
-        filter_types=tuple(saved.content_types),
-        **sort,
-    )
-
-
 # --- inside one item ----------------------------------------------------------------------------
 
 SEARCH_FIELDS = ("content", "title", "description")
@@ -233,94 +189,3 @@ def within_item_search(
         # Only pathological queries (a letter in a 10 MB item) get here; the count stays exact.
         body["truncated"] = True
     return body
-
-
-# --- history ------------------------------------------------------------------------------------
-
-
-def history_entry(row: ItemVersion) -> HistoryRecord:
-    return {
-        "id": str(row.pk),
-        "version": row.version,
-        "action": row.action,
-        "changed_fields": row.changed_fields,
-        "metadata": row.metadata,
-        "source": row.source,
-        "token_prefix": row.token_prefix,
-        "created_at": dt(row.created_at),
-    }
-
-
-def history_page(
-    item: Item,
-    *,
-    limit: int,
-    offset: int,
-    actions: list[str] | None = None,
-    sources: list[str] | None = None,
-) -> tuple[int, list[HistoryRecord]]:
-    """Versions and events, newest first: (total, one page of entries)."""
-    rows = history.item_versions(item).defer("content_patch", "content_snapshot")
-    if actions:
-        rows = rows.filter(action__in=actions)
-    if sources:
-        rows = rows.filter(source__in=[history.clean_source(x) for x in sources])
-    total = rows.count()
-    found = rows.order_by("-created_at", "-id")[offset : offset + limit]
-    return total, [history_entry(row) for row in found]
-
-
-def history_summary(item: Item, *, limit: int, offset: int) -> HistoryPage:
-    """A history page as the MCP history tools return it (SPEC §7): the entries without their
-    metadata snapshots, the total and whether more follow."""
-    total, entries = history_page(item, limit=limit, offset=offset)
-    return {
-        "versions": [
-            {
-                "version": entry["version"],
-                "action": entry["action"],
-                "changed_fields": entry["changed_fields"],
-                "source": entry["source"],
-                "token_prefix": entry["token_prefix"],
-                "created_at": entry["created_at"],
-            }
-            for entry in entries
-        ],
-        "total": total,
-        "has_more": offset + len(entries) < total,
-    }
-
-
-def version_data(
-    item: Item, number: int, *, start_line: int | None = None, end_line: int | None = None
-) -> Version:
-    """The item as it was at version ``number`` (content cut to the line window)."""
-    row = history.get_version(item, number)
-    window = line_window(history.reconstruct(item, number), start_line, end_line)
-    return {
-        "item_id": str(item.pk),
-        "type": item.type_name,
-        **history_entry(row),
-        "content": None if window is None else window.content,
-        "content_metadata": None if window is None else window_data(window),
-    }
-
-
-def diff_data(
-    item: Item, number: int, *, context: int = 3, max_chars: int = history.MAX_DIFF_CHARS
-) -> dict[str, Any]:
-    """What version ``number`` changed: a bounded unified diff and the metadata before/after."""
-    found = history.version_diff(item, number, context=context, max_chars=max_chars)
-    return {
-        "version": number,
-        "previous_version": number - 1 if number > 1 else None,
-        "action": found.row.action,
-        "changed_fields": found.row.changed_fields,
-        "content_changed": found.content_changed,
-        "diff": found.diff.text,
-        "truncated": found.diff.truncated,
-        "lines_added": found.diff.added,
-        "lines_removed": found.diff.removed,
-        "before_metadata": found.before_row.metadata if found.before_row else None,
-        "after_metadata": found.row.metadata,
-    }

@@ -14,11 +14,12 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from content import history, item_types, queries, rules
+from content.errors import FieldLimitExceeded
 from content.history import Actor
 from content.models import HistoryAction, Item, Relationship
-from content.reads import ItemRef, parse_pk
+from content.queries import ItemRef, parse_pk
 from content.shapes import Link, dt
-from tiddly.errors import FieldLimitExceeded, NotFound, ValidationFailed
+from tiddly.errors import NotFound, ValidationFailed
 
 
 @dataclass(frozen=True, order=True)

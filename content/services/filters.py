@@ -1,78 +1,24 @@
-"""Saved filters (SPEC §11): their writes, their JSON, and how a list finds the one it names.
+"""Saved filters (SPEC §11), the write side: create, update, delete, and the tag renames/deletes
+that reach into expressions.
 
-An expression is ``{"groups": [{"tags": [...]}, ...], "group_operator": "or"}``: an item matches a
-group when it has all the group's tags and the filter when it matches any group (no groups = every
-item of the filter's types). Tags are normalised like item tags and created when missing; the
-filter's ``tags`` relation mirrors them so tag renames and deletes find the filters using a tag.
+Tags are normalised like item tags and created when missing; the filter's ``tags`` relation mirrors
+them so tag renames and deletes find the filters using a tag.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import item_types, rules, shapes
+from content import item_types, rules
+from content.errors import FieldLimitExceeded, NameConflict, TagInUse
 from content.models import SavedFilter, Tag
-from content.shapes import dt
+from content.queries.filters import get_filter
 from content.tags import get_or_create_tags
-from tiddly.errors import FieldLimitExceeded, NameConflict, NotFound, TagInUse, ValidationFailed
-
-FIELDS = ("name", "content_types", "expression", "default_sort_by", "default_sort_order")
-
-
-# --- reads --------------------------------------------------------------------------------------
-
-
-def get_filter(owner: Any, raw_id: object) -> SavedFilter:
-    """The owner's filter, or not found (another owner's filter is simply not found)."""
-    try:
-        pk = uuid.UUID(str(raw_id))
-    except ValueError:
-        raise NotFound(f"No saved filter with id {raw_id!r} was found: ids are UUIDs.") from None
-    found = SavedFilter.objects.filter(owner=owner, pk=pk).first()
-    if found is None:
-        raise NotFound(
-            f"No saved filter with id {pk} was found. List yours with GET /api/filters/ "
-            "(or the list_filters tool)."
-        )
-    return found
-
-
-def owned_filters(owner: Any) -> Any:
-    return SavedFilter.objects.filter(owner=owner).order_by("name", "id")
-
-
-def filters_for_types(owner: Any, types: list[str]) -> list[SavedFilter]:
-    """The owner's filters that include any of ``types`` (what one MCP server can show).
-
-    The type test runs on the owner's few filter rows, not on items: ``content_types`` is a JSON
-    list, and JSON containment is spelt differently on SQLite and PostgreSQL.
-    """
-    wanted = set(types)
-    return [f for f in owned_filters(owner) if wanted & set(f.content_types)]
-
-
-def filter_data(saved: SavedFilter) -> shapes.SavedFilter:
-    return {
-        "id": str(saved.pk),
-        "name": saved.name,
-        "content_types": list(saved.content_types),
-        "expression": {
-            "groups": [{"tags": tags} for tags in saved.groups],
-            "group_operator": "or",
-        },
-        "default_sort_by": saved.default_sort_by,
-        "default_sort_order": saved.default_sort_order,
-        "created_at": dt(saved.created_at),
-        "updated_at": dt(saved.updated_at),
-    }
-
-
-# --- writes -------------------------------------------------------------------------------------
+from tiddly.errors import ValidationFailed
 
 
 @transaction.atomic

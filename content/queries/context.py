@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from content import queries, saved_filters
+from content import queries
 from content.models import ItemState
 from content.shapes import Context
 
@@ -84,7 +84,7 @@ def _tags(owner: Any, types: list[str]) -> _Section:
 
 def _filters(owner: Any, types: list[str]) -> _Section:
     section = _Section(BUDGETS["filters"])
-    found = saved_filters.filters_for_types(owner, types)
+    found = queries.filters_for_types(owner, types)
     section.add("## Saved filters")
     if not found:
         section.add("(none)")

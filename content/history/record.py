@@ -31,8 +31,8 @@ from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from content import bulk, item_types
-from content.history_codec import Patch, apply_patch, make_patch
-from content.history_diff import MAX_DIFF_CHARS, TextDiff, unified_diff
+from content.history.codec import Patch, apply_patch, make_patch
+from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
 from tiddly.errors import NotFound
 
@@ -92,19 +92,9 @@ def record_version(
     """
     chain = _chain_state(item)
     number = chain.latest + 1
-    row = ItemVersion(
-        owner_id=item.owner_id,
-        item_type=item.type_name,
-        item_id=item.pk,
-        version=number,
-        action=action,
-        changed_fields=sorted(changed_fields),
-        metadata=metadata_snapshot(item, tag_names),
-        content_is_null=item.content is None,
-        source=actor.source,
-        token_prefix=actor.token_prefix,
-        created_at=item.updated_at,
-    )
+    row = history_row(item, actor, action=action, version=number, tag_names=tag_names)
+    row.changed_fields = sorted(changed_fields)
+    row.created_at = item.updated_at
     if action == HistoryAction.CREATE or chain.latest == 0:
         row.content_snapshot = item.content
     elif "content" in changed_fields:
@@ -140,33 +130,31 @@ def record_created_versions(
     rows = []
     for item in items:
         names = sorted(tag_names_by_id.get(item.pk, ()))
-        rows.append(
-            ItemVersion(
-                owner_id=item.owner_id,
-                item_type=item.type_name,
-                item_id=item.pk,
-                version=1,
-                action=HistoryAction.CREATE,
-                changed_fields=sorted(filled_fields(item, names)),
-                metadata=metadata_snapshot(item, names),
-                content_snapshot=item.content,
-                content_is_null=item.content is None,
-                source=actor.source,
-                token_prefix=actor.token_prefix,
-                created_at=at or item.updated_at,
-            )
-        )
+        row = history_row(item, actor, action=HistoryAction.CREATE, version=1, tag_names=names)
+        row.changed_fields = sorted(filled_fields(item, names))
+        row.content_snapshot = item.content
+        row.created_at = at or item.updated_at
+        rows.append(row)
     bulk.insert_objects(ItemVersion, rows)
 
 
 def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:
-    return ItemVersion.objects.create(
+    row = history_row(item, actor, action=action, version=None, tag_names=None)
+    row.save(force_insert=True)
+    return row
+
+
+def history_row(
+    item: Item, actor: Actor, *, action: str, version: int | None, tag_names: list[str] | None
+) -> ItemVersion:
+    """An unsaved history row of ``item``: what every version and event row shares."""
+    return ItemVersion(
         owner_id=item.owner_id,
         item_type=item.type_name,
         item_id=item.pk,
-        version=None,
+        version=version,
         action=action,
-        metadata=metadata_snapshot(item),
+        metadata=metadata_snapshot(item, tag_names),
         content_is_null=item.content is None,
         source=actor.source,
         token_prefix=actor.token_prefix,

@@ -8,7 +8,8 @@ characters come from the database.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -30,8 +31,10 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Substr
 from django.utils import timezone
 
-from content import content_cache, item_types, rules
+from content import item_types, rules
 from content.models import Item, ItemQuerySet, ItemState, Tag, state_q
+from content.queries import cache as content_cache
+from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
 
 _WORD = re.compile(r"\w")
@@ -377,3 +380,33 @@ def _prefix_q(q: Q, prefix: str) -> Q:
         for child in q.children
     ]
     return Q(*children, _connector=q.connector, _negated=q.negated)
+
+
+def list_params(owner: Any, data: Mapping[str, Any]) -> ListParams:
+    """Validated list query parameters (REST or MCP) as ``ListParams``.
+
+    ``filter_id`` names one of the owner's saved filters (else not found): its expression and
+    types narrow the list, and its sort applies unless ``sort_by`` is given.
+    """
+    params = ListParams(
+        q=(data.get("q") or "").strip(),
+        tags=rules.normalize_tags(data.get("tags") or []),
+        tag_match=data["tag_match"],
+        views=data.get("view") or [ItemState.ACTIVE],
+        sort_by=data.get("sort_by"),
+        sort_order=data["sort_order"],
+        limit=data["limit"],
+        offset=data["offset"],
+    )
+    if data.get("filter_id") is None:
+        return params
+    saved = get_filter(owner, data["filter_id"])
+    sort: dict[str, Any] = {}
+    if not params.sort_by:
+        sort = {"sort_by": saved.default_sort_by, "sort_order": saved.default_sort_order}
+    return replace(
+        params,
+        filter_groups=tuple(tuple(tags) for tags in saved.groups),
+        filter_types=tuple(saved.content_types),
+        **sort,
+    )

@@ -35,9 +35,9 @@ from rest_framework.views import APIView
 
 from content import item_types
 from content.api.common import actor_for, owner_of
+from content.errors import FieldLimitExceeded
 from content.models import ItemState
 from content.portability import exporter, importer, streaming
-from tiddly.errors import FieldLimitExceeded
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, readable_areas, require_scope, scope_for
 from tiddly.serializers import ErrorOut

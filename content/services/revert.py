@@ -26,7 +26,7 @@ from django.db.models import Max, Min
 from content import history, item_types, services
 from content.history import Actor
 from content.models import HistoryAction, Item, ItemVersion
-from content.reads import ItemRef, Owner
+from content.queries import ItemRef, Owner
 from tiddly.errors import TiddlyError
 
 REVERT_SOURCE = "revert"

@@ -1,0 +1,352 @@
+"""Every write to bookmarks, notes and prompts. REST views, the admin and MCP tools call these.
+
+Each service is keyword-only, runs in one transaction, takes the owner, and raises a
+``tiddly.errors.TiddlyError`` on bad input — in which case nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypedDict, TypeVar, cast
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from content import history, rules
+from content.errors import BadState, PreconditionFailed, StaleItem
+from content.history import Actor
+from content.models import HistoryAction, Item, Relationship
+from content.queries import cache as content_cache
+from content.queries.items import ItemRef, Owner
+from content.queries.lists import one_with_content
+from content.shapes import etag, item_data
+from content.tags import get_or_create_tags
+
+__all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
+
+ItemT = TypeVar("ItemT", bound=Item)
+
+
+class ItemFields(TypedDict, total=False):
+    """What a create or a partial update may set. Absent keys stay; ``None`` clears.
+
+    Every type takes the common fields; a type's own (a bookmark's ``url``, a prompt's ``name``
+    and ``arguments``) are read by its model's ``apply_type_fields``.
+    """
+
+    title: str | None
+    description: str | None
+    content: str | None
+    tags: list[str] | None
+    archived_at: datetime | None
+    url: str | None
+    name: str | None
+    arguments: list[dict[str, Any]] | None
+
+
+def item_fields(data: Mapping[str, Any]) -> ItemFields:
+    """Validated request data (a serializer's or a tool's arguments) as ``ItemFields``."""
+    unknown = set(data) - set(ItemFields.__annotations__)
+    if unknown:
+        raise TypeError(f"Not item fields: {sorted(unknown)}")  # a caller's bug, not bad input
+    return cast(ItemFields, dict(data))
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """What the caller last saw: ``expected_updated_at`` (409 when stale) and/or the entity tags
+    of an ``If-Match`` header (412 when none is current; ``*`` matches anything)."""
+
+    expected_updated_at: datetime | None = None
+    if_match: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_if_match(
+        cls, header: str | None, expected_updated_at: datetime | None = None
+    ) -> Precondition:
+        if header is None or header.strip() == "*":
+            return cls(expected_updated_at)
+        tags = tuple(tag.strip().removeprefix("W/") for tag in header.split(","))
+        return cls(expected_updated_at, tags)
+
+    def check(self, item: Item) -> None:
+        if self.if_match is not None and etag(item) not in self.if_match:
+            raise PreconditionFailed(item_data(item))
+        if self.expected_updated_at is not None and item.updated_at > self.expected_updated_at:
+            raise StaleItem(item_data(item))
+
+
+NO_PRECONDITION = Precondition()
+
+
+# --- reading an item for a write ----------------------------------------------------------------
+
+
+def locked_item(
+    owner: Owner, ref: ItemRef, *, allow_deleted: bool = False, lock: bool = True
+) -> Item:
+    """The item a write acts on, under its row lock (``lock=False``: a plain fresh read)."""
+    qs = ref.model.objects.select_for_update() if lock else ref.model.objects.all()
+    qs = qs.filter(owner=owner, **ref.lookup())
+    if ref.name is not None:
+        qs = qs.active()
+    elif not allow_deleted:
+        qs = qs.filter(deleted_at__isnull=True)
+    item = one_with_content(qs)
+    if item is None:
+        raise ref.not_found()
+    return item
+
+
+# --- create / update ----------------------------------------------------------------------------
+
+
+def create_item(*, owner: Owner, model: type[ItemT], data: ItemFields, actor: Actor) -> ItemT:
+    now = timezone.now()
+    item = model(owner=owner, created_at=now, updated_at=now, last_used_at=now)
+    tags = apply_fields(item, data, creating=True)
+    item.validate_state()
+    with transaction.atomic():
+        _check_unique(item)
+        _save(item, force_insert=True)
+        names = _set_tags(item, tags or [], creating=True)
+        history.record_version(
+            item=item,
+            action=HistoryAction.CREATE,
+            changed_fields=history.filled_fields(item, names),
+            actor=actor,
+            tag_names=names,
+        )
+    return item
+
+
+def check_create(*, owner: Owner, model: type[Item], data: ItemFields) -> None:
+    """Every check ``create_item`` makes, writing nothing (the admin validates forms with it)."""
+    item = model(owner=owner)
+    apply_fields(item, data, creating=True)
+    item.validate_state()
+    _check_unique(item)
+
+
+@transaction.atomic
+def update_item(
+    *,
+    owner: Owner,
+    ref: ItemRef,
+    data: ItemFields,
+    actor: Actor,
+    precondition: Precondition = NO_PRECONDITION,
+) -> Item:
+    """Partial update: absent keys stay, ``None`` clears; ``tags``/``arguments`` replace wholly."""
+    item = locked_item(owner, ref)
+    precondition.check(item)
+    return _update(item, data, actor=actor, action=HistoryAction.UPDATE)
+
+
+def check_update(
+    *, owner: Owner, ref: ItemRef, data: ItemFields, precondition: Precondition = NO_PRECONDITION
+) -> None:
+    """Every check ``update_item`` makes, writing nothing (the admin validates forms with it)."""
+    qs = ref.model.objects.filter(owner=owner, deleted_at__isnull=True, **ref.lookup())
+    item = one_with_content(qs)
+    if item is None:
+        raise ref.not_found()
+    precondition.check(item)
+    before = _field_values(item)
+    apply_fields(item, data, creating=False)
+    if any(getattr(item, f) != value for f, value in before.items()):
+        item.validate_state()
+        _check_unique(item)
+
+
+def _update(item: Item, data: ItemFields, *, actor: Actor, action: str) -> Item:
+    """Apply ``data`` to the locked ``item``; save and record a version if anything changed."""
+    before = _field_values(item)
+    old_tags = item.tag_names()
+    new_tags = apply_fields(item, data, creating=False)
+    changed = [f for f, value in before.items() if getattr(item, f) != value]
+    names = old_tags
+    if new_tags is not None and sorted(new_tags) != old_tags:
+        changed.append("tags")
+    state_changed = "archived_at" in changed
+    changed = [f for f in changed if f != "archived_at"]
+    if changed:
+        item.validate_state()
+        _check_unique(item)
+        item.updated_at = timezone.now()
+    if changed or state_changed:
+        _save(item)
+    if "tags" in changed:
+        names = _set_tags(item, new_tags or [])
+    if changed:
+        history.record_version(
+            item=item,
+            action=action,
+            changed_fields=changed,
+            actor=actor,
+            tag_names=names,
+            previous_content=before["content"],
+        )
+    return item
+
+
+@transaction.atomic
+def restore_version(
+    *,
+    owner: Owner,
+    ref: ItemRef,
+    version: int,
+    actor: Actor,
+    precondition: Precondition = NO_PRECONDITION,
+) -> Item:
+    """Put back an older version's content and metadata as a new ``restore`` version.
+
+    Goes through the update path, so limits, uniqueness (409) and prompt templates are checked as
+    for any edit. The archive state is not part of a version: an archived item stays archived.
+    """
+    item = locked_item(owner, ref)
+    row = history.get_version(item, version)
+    if version == history.latest_version(item):
+        raise BadState(
+            f"Version {version} is already the current version of this {item.type_name}; there "
+            "is nothing to restore. Pick an older version from GET …/history/."
+        )
+    precondition.check(item)
+    data: ItemFields = history.restore_data(item, row)  # type: ignore[assignment]
+    return _update(item, data, actor=actor, action=HistoryAction.RESTORE)
+
+
+_SIMPLE_FIELDS = ("title", "description", "content", "archived_at")
+
+
+def _field_values(item: Item) -> dict[str, Any]:
+    return {f: getattr(item, f) for f in (*_SIMPLE_FIELDS, *item.metadata_fields)}
+
+
+def apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list[str] | None:
+    """Validate and set the given fields on ``item``; return the normalised tags if given."""
+    for field in ("title", "description", "content"):
+        if field in data:
+            value = data[field]
+            rules.check_length(field, value)
+            setattr(item, field, value)
+    if "archived_at" in data:
+        item.archived_at = data["archived_at"]
+    item.apply_type_fields(data, creating=creating)
+    if "tags" in data:
+        return rules.normalize_tags(data["tags"] or [])
+    return None
+
+
+def _save(item: Item, *, force_insert: bool = False) -> None:
+    """Save, turning a lost uniqueness race into the same 409 the pre-check gives."""
+    try:
+        with transaction.atomic():
+            item.save(force_insert=force_insert)
+    except IntegrityError:
+        _check_unique(item)
+        raise
+    content_cache.remember(item)
+
+
+def _check_unique(item: Item) -> None:
+    field = item.unique_field
+    if field is None:
+        return
+    value = getattr(item, field)
+    clash = (
+        type(item)
+        .objects.filter(owner_id=item.owner_id, deleted_at__isnull=True, **{field: value})
+        .exclude(pk=item.pk)
+        .only("pk", "archived_at", "deleted_at")
+        .first()
+    )
+    if clash is None:
+        return
+    where = " in the archive (unarchive it instead)" if clash.is_archived else ""
+    raise item.conflict_error(
+        f"A {item.type_name} with {field} '{value}' already exists{where}. "
+        f"Use a different {field} or edit the existing {item.type_name} (existing_id).",
+        existing_id=str(clash.pk),
+    )
+
+
+def _set_tags(item: Item, names: list[str], *, creating: bool = False) -> list[str]:
+    if not names:
+        if not creating:
+            item.tags.clear()
+        return []
+    tags = get_or_create_tags(item.owner_id, names)
+    item.tags.set(tags)
+    return sorted(names)
+
+
+# --- lifecycle ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def archive_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
+    item = locked_item(owner, ref)
+    if not item.is_archived:
+        item.archived_at = timezone.now()
+        item.save(update_fields=["archived_at"])
+        history.record_event(item=item, action=HistoryAction.ARCHIVE, actor=actor)
+    return item
+
+
+@transaction.atomic
+def unarchive_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
+    item = locked_item(owner, ref)
+    if not item.is_archived:
+        raise BadState(f"This {item.type_name} is not archived, so it cannot be unarchived.")
+    item.archived_at = None
+    item.save(update_fields=["archived_at"])
+    history.record_event(item=item, action=HistoryAction.UNARCHIVE, actor=actor)
+    return item
+
+
+@transaction.atomic
+def trash_item(
+    *, owner: Owner, ref: ItemRef, actor: Actor, precondition: Precondition = NO_PRECONDITION
+) -> None:
+    item = locked_item(owner, ref)
+    precondition.check(item)
+    item.deleted_at = timezone.now()
+    item.save(update_fields=["deleted_at"])
+    history.record_event(item=item, action=HistoryAction.DELETE, actor=actor)
+
+
+@transaction.atomic
+def delete_item_permanently(
+    *, owner: Owner, ref: ItemRef, precondition: Precondition = NO_PRECONDITION
+) -> None:
+    """Delete for good, in any state, with all of the item's history."""
+    item = locked_item(owner, ref, allow_deleted=True)
+    precondition.check(item)
+    history.erase(item)
+    Relationship.objects.touching(item.type_name, item.pk).delete()
+    item.delete()
+
+
+@transaction.atomic
+def restore_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
+    """Bring an item back from the trash to active (clears archived_at too)."""
+    item = locked_item(owner, ref, allow_deleted=True)
+    if not item.is_deleted:
+        raise BadState(f"This {item.type_name} is not in the trash, so it cannot be restored.")
+    item.deleted_at = None
+    item.archived_at = None
+    _check_unique(item)
+    _save(item)
+    history.record_event(item=item, action=HistoryAction.UNDELETE, actor=actor)
+    return item
+
+
+def track_usage(*, owner: Owner, ref: ItemRef) -> None:
+    updated = ref.model.objects.filter(owner=owner, **ref.lookup()).update(
+        last_used_at=timezone.now()
+    )
+    if not updated:
+        raise ref.not_found()
