@@ -303,6 +303,14 @@ TIDDLY_OAUTH_REGISTRATIONS_PER_HOUR = env_int("TIDDLY_OAUTH_REGISTRATIONS_PER_HO
 TIDDLY_OAUTH_MAX_REDIRECT_URIS = 10
 # `manage.py cleanup_oauth` removes registrations that never got a token after this many days.
 TIDDLY_OAUTH_UNUSED_CLIENT_DAYS = env_int("TIDDLY_OAUTH_UNUSED_CLIENT_DAYS", 30, minimum=1)
+# --- Outbound HTTP to user-supplied URLs (SPEC §15; tiddly/outbound.py) -----------------------
+
+# Hosts (`host` or `host:port`, as written in URLs) fetched even though they resolve to a
+# non-public address: an intranet wiki, or a local server in tests.
+TIDDLY_OUTBOUND_ALLOWED_HOSTS = env_list("TIDDLY_OUTBOUND_ALLOWED_HOSTS", [])
+# Seconds per outbound attempt in all (connect, redirects, body). Tests lower it.
+TIDDLY_OUTBOUND_TIMEOUT: float = env_int("TIDDLY_OUTBOUND_TIMEOUT", 15, minimum=1)
+
 LOGIN_URL = "oauth-login"
 
 OAUTH2_PROVIDER = {
