@@ -466,3 +466,17 @@ def edit_data(outcome: EditOutcome) -> EditResult:
 
 def etag(item: Item) -> str:
     return f'"{int(item.updated_at.timestamp() * 1_000_000)}"'
+
+
+def markdown_head(item: Item) -> str:
+    """What an item's Markdown (an MCP resource, a share's ``.md``) puts before its content: a
+    ``# title`` line and, for a type with a URL, the URL."""
+    title = item.title or getattr(item, item.title_fallback or "", None) or str(item.pk)
+    head = f"# {title}\n\n"
+    url = getattr(item, "url", None)
+    return f"{head}<{url}>\n\n" if url else head
+
+
+def item_markdown(item: Item) -> str:
+    """The item as one Markdown document: ``markdown_head`` then the content."""
+    return markdown_head(item) + (item.content or "")

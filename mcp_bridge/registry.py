@@ -7,8 +7,11 @@ with which title and hints, is in each tool module's ``register``.
 
 from __future__ import annotations
 
-from mcp_bridge import content_tools, instructions, prompt_capability, prompt_tools
+from content.models import Bookmark, Note
+from mcp_bridge import content_tools, instructions, prompt_capability, prompt_tools, resources
+from mcp_bridge.resources import ResourceKind
 from mcp_bridge.servers import TiddlyServer
+from prompts.models import Prompt
 
 content_server = TiddlyServer(
     name="tiddly-content",
@@ -19,6 +22,7 @@ content_server = TiddlyServer(
     context_footer=content_tools.CONTEXT_FOOTER,
 )
 content_tools.register(content_server)
+resources.register(content_server, [ResourceKind(Bookmark), ResourceKind(Note)])
 
 prompt_server = TiddlyServer(
     name="tiddly-prompts",
@@ -30,5 +34,6 @@ prompt_server = TiddlyServer(
 )
 prompt_tools.register(prompt_server)
 prompt_capability.register(prompt_server)
+resources.register(prompt_server, [ResourceKind(Prompt, by_name=True)])
 
 SERVERS = (content_server, prompt_server)

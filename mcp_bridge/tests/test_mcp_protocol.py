@@ -86,7 +86,9 @@ def test_content_server_initializes_with_instructions_and_tools_only(content_mcp
     init = _initialize(content_mcp)
     assert init.serverInfo.name == "tiddly-content"
     assert init.capabilities.tools is not None
-    assert (init.capabilities.prompts, init.capabilities.resources) == (None, None)
+    assert init.capabilities.prompts is None
+    assert init.capabilities.resources is not None  # SPEC §17.3, without subscriptions
+    assert not init.capabilities.resources.subscribe
     text = init.instructions or ""
     for phrase in [*CONTENT_TOOLS, "FULL replacement", "expected_updated_at", "server_state"]:
         assert phrase in text
@@ -97,7 +99,8 @@ def test_prompt_server_initializes_with_prompts_and_tools(prompt_mcp: Mcp) -> No
     assert init.serverInfo.name == "tiddly-prompts"
     assert init.capabilities.prompts is not None
     assert init.capabilities.tools is not None
-    assert init.capabilities.resources is None
+    assert init.capabilities.resources is not None
+    assert not init.capabilities.resources.subscribe
     text = init.instructions or ""
     for phrase in ["Jinja2", "prompts/get", "FULL replacements", "expected_updated_at"]:
         assert phrase in text
@@ -235,7 +238,8 @@ def test_a_notification_is_accepted_without_a_body(token: str) -> None:
 
 
 def test_an_unknown_method_is_method_not_found(token: str) -> None:
-    assert raw(token, rpc("resources/list")).json()["error"]["code"] == -32601
+    subscribe = rpc("resources/subscribe", {"uri": "tiddly://note/x"})  # no subscriptions
+    assert raw(token, subscribe).json()["error"]["code"] == -32601
 
 
 def test_an_accept_header_without_json_is_406(token: str) -> None:

@@ -113,7 +113,7 @@ def test_a_multiple_matches_error_keeps_its_matches_for_a_strict_client(
 # --- JSON-RPC methods ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["foo/bar", "tools/delete", "resources/list"])
+@pytest.mark.parametrize("method", ["foo/bar", "tools/delete", "roots/list"])
 def test_an_unknown_or_unoffered_method_is_32601(owner_token: Any, method: str) -> None:
     body = raw(owner_token[1], rpc(method, {"x": 1})).json()
     assert body["error"]["code"] == types.METHOD_NOT_FOUND
