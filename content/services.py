@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -28,6 +29,7 @@ from content.text import replace
 from tiddly.errors import (
     BadState,
     ContentEmpty,
+    FieldLimitExceeded,
     MultipleMatches,
     NameConflict,
     NoMatch,
@@ -471,7 +473,21 @@ def _plan(content: str | None, edits: list[replace.Edit], *, indexed: bool) -> r
     """Match ``edits`` against ``content``; the errors name the failing edit when ``indexed``
     (the request sent ``edits``)."""
     try:
-        return replace.plan_edits(content or "", edits)
+        return replace.plan_edits(
+            content or "", edits, max_replacements=settings.TIDDLY_MAX_REPLACEMENTS
+        )
+    except replace.TooManyReplacements as exc:
+        counted = f"at least {exc.count}" if exc.at_least else str(exc.count)
+        raise FieldLimitExceeded(
+            "replacements",
+            exc.count,
+            exc.limit,
+            message=_which(exc.edit_index, indexed)
+            + f"This request would make {counted} replacements; the limit is {exc.limit} per "
+            "request. Make old_str more specific, or split the change into several requests. "
+            "Nothing was changed.",
+            **_index(exc.edit_index, indexed),
+        ) from None
     except replace.NoMatch as exc:
         raise NoMatch(
             _which(exc.edit_index, indexed) + "The specified text was not found in the content.",
@@ -508,7 +524,7 @@ def _which(index: int | None, indexed: bool) -> str:
     return f"Edit {index}: " if indexed and index is not None else ""
 
 
-def _index(index: int | None, indexed: bool) -> dict[str, int]:
+def _index(index: int | None, indexed: bool) -> dict[str, Any]:
     return {"edit_index": index} if indexed and index is not None else {}
 
 

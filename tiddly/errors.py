@@ -90,6 +90,7 @@ class FieldLimitExceeded(TiddlyError):
         limit: int,
         unit: str = "characters",
         message: str | None = None,
+        **extra: Any,
     ) -> None:
         super().__init__(
             message
@@ -97,6 +98,7 @@ class FieldLimitExceeded(TiddlyError):
             field=field,
             length=length,
             limit=limit,
+            **extra,
         )
 
 
