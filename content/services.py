@@ -463,7 +463,8 @@ def _apply_edit(item: Item, plan: replace.EditPlan, also: ItemFields | None) -> 
         changed += [f for f, value in before.items() if getattr(item, f) != value]
     if changed:
         if plan.changed:
-            rules.check_length("content", plan.new_content)
+            if plan.new_length > rules.limit("content"):  # before the result is built
+                raise FieldLimitExceeded("content", plan.new_length, rules.limit("content"))
             item.content = plan.new_content
         item.validate_state()
     return changed

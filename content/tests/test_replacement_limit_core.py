@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from content.text.replace import (
     EXACT,
     INDENTATION_RELATIVE,
     WHITESPACE_NORMALIZED,
     Edit,
+    NoMatch,
     TooManyReplacements,
     plan_edits,
 )
@@ -79,3 +82,19 @@ def test_single_edits_count_one_each() -> None:
 def test_without_a_limit_nothing_is_refused() -> None:
     plan = plan_edits("a" * 1000, [Edit("a", "b", replace_all=True)])
     assert plan.results[0].replacements == 1000
+
+
+@settings(max_examples=200)
+@given(
+    text=st.text(alphabet="ab \n", max_size=40),
+    old=st.sampled_from(["a", "b\n", "a b", "ab"]),
+    new=st.text(alphabet="xy\n", max_size=6),
+)
+def test_property_new_length_is_the_length_of_the_new_content(
+    text: str, old: str, new: str
+) -> None:
+    try:
+        plan = plan_edits(text, [Edit(old, new, replace_all=True)])
+    except NoMatch:
+        return
+    assert plan.new_length == len(plan.new_content)

@@ -205,6 +205,13 @@ class EditPlan:
         text = self.text
         return any(text[r.start : r.end] != r.new_text for r in self.replacements)
 
+    @cached_property
+    def new_length(self) -> int:
+        """``len(new_content)``, computed without building it: a limit on the result is checked
+        before 100 000 replacements by long texts are joined into something huge."""
+        growth = sum(len(r.new_text) - (r.end - r.start) for r in self.replacements)
+        return len(self.text) + growth
+
     @property
     def spans(self) -> list[tuple[int, int, str]]:
         """``(start, end, new_text)`` of every span, in offsets of the original text."""
