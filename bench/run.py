@@ -750,6 +750,46 @@ def op_pathological(call: Call) -> Outcome:
     return out
 
 
+# replace_all over 10 000 000 characters (issue 22, SPEC §4.3 Cost): 100 000 "a"s (the default
+# TIDDLY_MAX_REPLACEMENTS) swapped with "b" and back, and ten million "a"s, refused up front.
+REPLACE_ALL_10M_COUNT = 100_000
+
+
+def setup_replace_all_10m(bench: Bench, size: int | None) -> ReplaceAllState:
+    content = ("a" + "x" * 99) * REPLACE_ALL_10M_COUNT
+    return ReplaceAllState(
+        NoteRef(bench.create_note("bench replace_all 10m", content), make_note(20)), current="a"
+    )
+
+
+def op_replace_all_10m(call: Call) -> Outcome:
+    st: ReplaceAllState = call.state
+    new = "b" if st.current == "a" else "a"
+    body = {"old_str": st.current, "new_str": new, "replace_all": True}
+    r = call.client.patch(f"/api/notes/{st.ref.id}/str-replace/", json=body)
+    problem = None
+    if r.status_code == 200:
+        st.current = new
+        if r.json().get("replacements") != REPLACE_ALL_10M_COUNT:
+            problem = f"replace_all answered {r.text[:200]}"
+    return http_outcome(r, 200, problem)
+
+
+def setup_replace_all_refused(bench: Bench, size: int | None) -> NoteRef:
+    content = "a" * PATHOLOGICAL_CHARS
+    return NoteRef(bench.create_note("bench replace_all refused", content), make_note(20))
+
+
+def op_replace_all_refused(call: Call) -> Outcome:
+    ref: NoteRef = call.state
+    body = {"old_str": "a", "new_str": "b", "replace_all": True}
+    r = call.client.patch(f"/api/notes/{ref.id}/str-replace/", json=body)
+    out = http_outcome(r, 400)
+    if out.ok and r.json().get("error") != "field_limit_exceeded":
+        out.ok, out.detail = False, r.text[:300]
+    return out
+
+
 # -- saved filter list and get_context over a 10 000-item corpus (issue 11)
 
 ORGANISE_ITEMS = 10_000
@@ -915,6 +955,27 @@ SCENARIOS: list[Scenario] = [
         'PATCH str-replace of "a\\na\\n"*50 on a 10 MB note of alternating "a"/"  a" lines '
         "-> 400 no_match",
         setup=setup_pathological,
+        sized=False,
+        concurrency=(1,),
+        count=lambda size: 10,
+        group="pathological 10 MB",
+    ),
+    Scenario(
+        "replace_all_10m",
+        op_replace_all_10m,
+        'PATCH str-replace replace_all of "a" <-> "b" on a 10 MB note holding 100,000 of them',
+        setup=setup_replace_all_10m,
+        sized=False,
+        concurrency=(1,),
+        count=lambda size: 10,
+        group="pathological 10 MB",
+    ),
+    Scenario(
+        "replace_all_refused",
+        op_replace_all_refused,
+        'PATCH str-replace replace_all of "a" on a note of 10,000,000 "a"s -> 400 '
+        "field_limit_exceeded",
+        setup=setup_replace_all_refused,
         sized=False,
         concurrency=(1,),
         count=lambda size: 10,

@@ -25,6 +25,7 @@ class FieldLimitExceeded(TiddlyError):
         limit: int,
         unit: str = "characters",
         message: str | None = None,
+        **extra: Any,
     ) -> None:
         super().__init__(
             message
@@ -32,6 +33,7 @@ class FieldLimitExceeded(TiddlyError):
             field=field,
             length=length,
             limit=limit,
+            **extra,
         )
 
 

@@ -214,6 +214,9 @@ TIDDLY_CONTENT_CACHE_MIN_BYTES = env_int("TIDDLY_CONTENT_CACHE_MIN_BYTES", 256 *
 # Within-item search lists at most this many matches (total_matches stays exact; the response
 # says truncated: true beyond it), so a one-letter query on a 10 MB item can't exhaust memory.
 TIDDLY_SEARCH_MAX_MATCHES = env_int("TIDDLY_SEARCH_MAX_MATCHES", 10_000, minimum=1)
+# One str-replace request (replace_all, edits, dry_run alike) makes at most this many
+# replacements; more are refused up front with 400 field_limit_exceeded (SPEC §4.3 Cost).
+TIDDLY_MAX_REPLACEMENTS = env_int("TIDDLY_MAX_REPLACEMENTS", 100_000, minimum=1)
 # The admin's edit page shows an excerpt instead of a textarea above this many characters.
 TIDDLY_ADMIN_INLINE_CONTENT_CHARS = env_int("TIDDLY_ADMIN_INLINE_CONTENT_CHARS", 200_000)
 TIDDLY_ADMIN_EXCERPT_CHARS = 5_000

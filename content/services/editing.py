@@ -9,12 +9,20 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from content import history, rules
-from content.errors import ContentEmpty, MultipleMatches, NoMatch, OverlappingEdits
+from content.errors import (
+    ContentEmpty,
+    FieldLimitExceeded,
+    MultipleMatches,
+    NoMatch,
+    OverlappingEdits,
+)
 from content.history import Actor
 from content.history.codec import ops_patch
 from content.models import HistoryAction, Item
@@ -162,7 +170,8 @@ def _apply_edit(item: Item, plan: replace.EditPlan, also: ItemFields | None) -> 
         changed += [f for f, value in before.items() if getattr(item, f) != value]
     if changed:
         if plan.changed:
-            rules.check_length("content", plan.new_content)
+            if plan.new_length > rules.limit("content"):  # before the result is built
+                raise FieldLimitExceeded("content", plan.new_length, rules.limit("content"))
             item.content = plan.new_content
         item.validate_state()
     return changed
@@ -172,7 +181,21 @@ def _plan(content: str | None, edits: list[replace.Edit], *, indexed: bool) -> r
     """Match ``edits`` against ``content``; the errors name the failing edit when ``indexed``
     (the request sent ``edits``)."""
     try:
-        return replace.plan_edits(content or "", edits)
+        return replace.plan_edits(
+            content or "", edits, max_replacements=settings.TIDDLY_MAX_REPLACEMENTS
+        )
+    except replace.TooManyReplacements as exc:
+        counted = f"at least {exc.count}" if exc.at_least else str(exc.count)
+        raise FieldLimitExceeded(
+            "replacements",
+            exc.count,
+            exc.limit,
+            message=_which(exc.edit_index, indexed)
+            + f"This request would make {counted} replacements; the limit is {exc.limit} per "
+            "request. Make old_str more specific, or split the change into several requests. "
+            "Nothing was changed.",
+            **_index(exc.edit_index, indexed),
+        ) from None
     except replace.NoMatch as exc:
         raise NoMatch(
             _which(exc.edit_index, indexed) + "The specified text was not found in the content.",
@@ -209,5 +232,5 @@ def _which(index: int | None, indexed: bool) -> str:
     return f"Edit {index}: " if indexed and index is not None else ""
 
 
-def _index(index: int | None, indexed: bool) -> dict[str, int]:
+def _index(index: int | None, indexed: bool) -> dict[str, Any]:
     return {"edit_index": index} if indexed and index is not None else {}

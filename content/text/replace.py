@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
@@ -64,11 +66,11 @@ class Edit:
     replace_all: bool = False
 
 
-@dataclass(frozen=True)
-class Replacement:
+class Replacement(NamedTuple):
     """One matched span of the original text: replace ``text[start:end]`` by ``new_text``.
 
     ``line`` is the 1-based line where the span starts and ``edit_index`` the edit it belongs to.
+    A named tuple: a replace_all makes up to ``TIDDLY_MAX_REPLACEMENTS`` of them, at C speed.
     """
 
     match_type: str
@@ -155,6 +157,23 @@ class OverlappingEdits(Exception):
         self.lines = lines
 
 
+class TooManyReplacements(Exception):
+    """The edits would make ``count`` replacements, more than the ``limit`` a request may make.
+
+    Raised as soon as the count passes the limit, before the matches are located (SPEC §4.3
+    Cost). ``count`` covers the edits up to ``edit_index`` (0-based, the one that went past the
+    limit); ``at_least`` when counting stopped early (level 3 has no cheap full count).
+    """
+
+    def __init__(self, *, count: int, limit: int, edit_index: int, at_least: bool) -> None:
+        counted = f"at least {count}" if at_least else str(count)
+        super().__init__(f"the edits would make {counted} replacements; the limit is {limit}")
+        self.count = count
+        self.limit = limit
+        self.edit_index = edit_index
+        self.at_least = at_least
+
+
 @dataclass(frozen=True)
 class EditPlan:
     """Every edit matched against the original ``text``: apply them all at once.
@@ -188,6 +207,13 @@ class EditPlan:
         text = self.text
         return any(text[r.start : r.end] != r.new_text for r in self.replacements)
 
+    @cached_property
+    def new_length(self) -> int:
+        """``len(new_content)``, computed without building it: a limit on the result is checked
+        before 100 000 replacements by long texts are joined into something huge."""
+        growth = sum(len(r.new_text) - (r.end - r.start) for r in self.replacements)
+        return len(self.text) + growth
+
     @property
     def spans(self) -> list[tuple[int, int, str]]:
         """``(start, end, new_text)`` of every span, in offsets of the original text."""
@@ -215,7 +241,9 @@ class EditPlan:
         )
 
 
-def plan_edits(text: str, edits: Sequence[Edit]) -> EditPlan:
+def plan_edits(
+    text: str, edits: Sequence[Edit], *, max_replacements: int | None = None
+) -> EditPlan:
     """Match every edit against the ORIGINAL ``text`` (SPEC §4.3) and plan applying them all.
 
     Each edit is matched by progressive matching:
@@ -232,8 +260,9 @@ def plan_edits(text: str, edits: Sequence[Edit]) -> EditPlan:
     (else ``MultipleMatches``) unless ``replace_all``, which takes every non-overlapping match.
     No match at any level raises ``NoMatch``; both carry the failing ``edit_index``. A
     whitespace-only ``old_str`` only matches exactly. Spans of different edits must not overlap
-    (``OverlappingEdits``). Raises ``ValueError`` for no edits, more than ``MAX_EDITS`` or an
-    empty ``old_str``.
+    (``OverlappingEdits``). More than ``max_replacements`` matches in all raise
+    ``TooManyReplacements`` as soon as they are counted. Raises ``ValueError`` for no edits, more
+    than ``MAX_EDITS`` or an empty ``old_str``.
 
     Cost: an exact edit is a few C scans of the text; the looser levels prepare line views of
     the text once for all edits, and every level is linear in the text (see level 3's notes).
@@ -248,15 +277,22 @@ def plan_edits(text: str, edits: Sequence[Edit]) -> EditPlan:
     document = Document(text)
     results: list[EditResult] = []
     replacements: list[Replacement] = []
+    used = 0  # replacements planned by the edits before this one
     for index, edit in enumerate(edits):
+        cap = None if max_replacements is None else max_replacements - used
         try:
-            match_type, found = _match(document, edit.old_str, edit.replace_all)
+            match_type, found = _match(document, edit.old_str, edit.replace_all, cap)
         except (NoMatch, MultipleMatches) as exc:
             exc.edit_index = index
             raise
+        used += found.total
+        if max_replacements is not None and used > max_replacements:
+            raise TooManyReplacements(
+                count=used, limit=max_replacements, edit_index=index, at_least=not found.complete
+            )
         results.append(EditResult(match_type, found.spans[0].line, found.total))
         replacements.extend(_replacements(match_type, found, edit.new_str, index))
-    replacements.sort(key=lambda r: (r.start, r.end))
+    replacements.sort(key=attrgetter("start", "end"))
     _check_overlaps(replacements)
     return EditPlan(text, tuple(results), tuple(replacements))
 
@@ -278,27 +314,30 @@ def replace_all(text: str, old_str: str, new_str: str) -> EditPlan:
     return plan_edits(text, [Edit(old_str, new_str, replace_all=True)])
 
 
-def _match(document: Document, old_str: str, every: bool) -> tuple[str, Found]:
+def _match(document: Document, old_str: str, every: bool, cap: int | None) -> tuple[str, Found]:
     """The first level finding ``old_str`` and its matches: all when ``every``, else exactly one.
 
     Without ``every`` only the first ``MAX_REPORTED_MATCHES`` spans are located (the rest are
-    counted) and several matches raise ``MultipleMatches``.
+    counted) and several matches raise ``MultipleMatches``. With ``every``, more than ``cap``
+    matches are only counted (the caller refuses them): levels 1 and 2 count in C before
+    locating anything, level 3 stops its scan past ``cap``.
     """
     limit = None if every else MAX_REPORTED_MATCHES
+    cap = cap if every else None
     text = document.text
-    match_type, found = EXACT, exact_matches(text, old_str, limit)
+    match_type, found = EXACT, exact_matches(text, old_str, limit, cap=cap)
     if not found.total and not old_str.strip():
         raise NoMatch()
     if not found.total and _longest_line(old_str) in text:
         # else neither loose level can match: skip their setup
         match_type, found = (
             WHITESPACE_NORMALIZED,
-            whitespace_normalized_matches(document, old_str, limit),
+            whitespace_normalized_matches(document, old_str, limit, cap=cap),
         )
         if not found.total:
             match_type, found = (
                 INDENTATION_RELATIVE,
-                indentation_relative_matches(document, old_str, limit),
+                indentation_relative_matches(document, old_str, limit, cap=cap),
             )
     if not found.total:
         raise _no_match(document, old_str)
@@ -325,9 +364,9 @@ def _replacements(match_type: str, found: Found, new_str: str, index: int) -> li
     for span in found.spans:
         new_text = new_str
         if span.indent is not None:
-            new_text = reindented.get(span.indent) or reindented.setdefault(
-                span.indent, reindent(new_str, span.indent)
-            )
+            if span.indent not in reindented:
+                reindented[span.indent] = reindent(new_str, span.indent)
+            new_text = reindented[span.indent]
         replacements.append(
             Replacement(match_type, span.start, span.end, span.line, new_text, index)
         )

@@ -9,20 +9,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import compress, repeat
 from operator import getitem, sub
+from typing import NamedTuple
 
 from content.text.lines import LineStarts
 
 # What level 2 strips from the end of every line; "\r" makes CRLF compare equal to LF.
 TRAILING_WS = " \t\r"
 _INDENT_WS = " \t"
+# Trailing whitespace of a line; the lookbehind starts a match only at the start of a run, so a
+# long run of spaces inside a line is tried once, not once per space.
+_LINE_END_WS = re.compile(r"(?<![ \t\r])[ \t\r]+(?=\n|\Z)")
+_NORMALIZE_CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
-class _Span:
-    """A match found by a level; ``indent`` is level 3's indentation change."""
+class _Span(NamedTuple):
+    """A match found by a level; ``indent`` is level 3's indentation change.
+
+    A named tuple: up to 100 000 are made per request, at C speed.
+    """
 
     start: int
     end: int
@@ -36,17 +43,29 @@ class Found:
 
     spans: list[_Span]
     total: int
+    complete: bool = True  # False: counting stopped past the cap, ``total`` is a lower bound
 
 
 _NOTHING = Found([], 0)
 
 
-def exact_matches(text: str, old_str: str, limit: int | None) -> Found:
+def _located(total: int, limit: int | None, cap: int | None) -> int:
+    """How many of ``total`` matches a level locates: up to ``limit``, none past ``cap``.
+
+    More than ``cap`` matches means the request is refused (too many replacements), so the
+    counting, done in C, is all the work such a request costs.
+    """
+    if cap is not None and total > cap:
+        return 0
+    return total if limit is None else min(total, limit)
+
+
+def exact_matches(text: str, old_str: str, limit: int | None, *, cap: int | None = None) -> Found:
     """Level 1: ``str.count`` gives the total; only the first ``limit`` matches are located."""
     total = text.count(old_str)
     spans: list[_Span] = []
     line, previous, start = 1, 0, -len(old_str)
-    for _ in range(total if limit is None else min(total, limit)):
+    for _ in range(_located(total, limit, cap)):
         start = text.find(old_str, start + len(old_str))
         line += text.count("\n", previous, start)
         previous = start
@@ -74,7 +93,21 @@ class Document:
 
     @cached_property
     def normalized_text(self) -> str:
-        return self.text if self.is_normalized else "\n".join(self.normalized_lines)
+        """The text without trailing whitespace on any line: level 2's haystack.
+
+        Substituted in C a chunk of lines at a time: no list of all lines, and the substitution's
+        own list of pieces stays small (a 10 MB text of short lines would make millions of line
+        objects; level 2 needs none).
+        """
+        if self.is_normalized:
+            return self.text
+        text, chunks, start = self.text, [], 0
+        while start < len(text):
+            stop = text.find("\n", start + _NORMALIZE_CHUNK)  # chunks end at a line end
+            stop = len(text) if stop < 0 else stop
+            chunks.append(_LINE_END_WS.sub("", text[start:stop]))
+            start = stop
+        return "".join(chunks)
 
     @cached_property
     def is_normalized(self) -> bool:
@@ -106,8 +139,10 @@ class Document:
 
     def line_content_end(self, index: int) -> int:
         """Offset of the end of line ``index``, past trailing whitespace but before a CR."""
-        line = self.lines[index]
-        return self.line_start(index) + len(line) - line.endswith("\r")
+        start = self.line_start(index)
+        stop = self.text.find("\n", start)
+        stop = len(self.text) if stop < 0 else stop
+        return stop - (stop > start and self.text[stop - 1] == "\r")
 
 
 def _normalize(text: str) -> str:
@@ -115,8 +150,11 @@ def _normalize(text: str) -> str:
     return "\n".join(line.rstrip(TRAILING_WS) for line in text.split("\n"))
 
 
-def whitespace_normalized_matches(document: Document, old_str: str, limit: int | None) -> Found:
-    """Level 2: search the normalized ``old_str`` in the normalized text."""
+def whitespace_normalized_matches(
+    document: Document, old_str: str, limit: int | None, *, cap: int | None = None
+) -> Found:
+    """Level 2: search the normalized ``old_str`` in the normalized text (``limit``/``cap`` as
+    for level 1)."""
     needle = _normalize(old_str)
     haystack = document.normalized_text
     if len(haystack) == len(document.text) and needle == old_str:
@@ -124,19 +162,22 @@ def whitespace_normalized_matches(document: Document, old_str: str, limit: int |
     total = haystack.count(needle)
     spans: list[_Span] = []
     index, previous, start = 0, 0, -len(needle)
-    for _ in range(total if limit is None else min(total, limit)):
+    for _ in range(_located(total, limit, cap)):
         start = haystack.find(needle, start + len(needle))
         index += haystack.count("\n", previous, start)
         previous = start
         column = start - haystack.rfind("\n", 0, start) - 1
-        spans.append(_map_normalized(document, index, column, needle, old_str))
+        stop = start + len(needle)
+        at_line_end = stop == len(haystack) or haystack[stop] == "\n"
+        spans.append(_map_normalized(document, index, column, needle, old_str, at_line_end))
     return Found(spans, total)
 
 
 def _map_normalized(
-    document: Document, index: int, column: int, needle: str, old_str: str
+    document: Document, index: int, column: int, needle: str, old_str: str, at_line_end: bool
 ) -> _Span:
-    """The original span of a normalized match starting at line ``index``, ``column``.
+    """The original span of a normalized match starting at line ``index``, ``column``;
+    ``at_line_end`` tells whether it ends at the end of a normalized line.
 
     Lines are the same in both texts and normalization only removes characters at line ends,
     so both ends keep their line and column. Then the end is widened so the replacement leaves
@@ -155,7 +196,7 @@ def _map_normalized(
     end_column = (
         column + len(needle) if end_index == index else len(needle) - needle.rfind("\n") - 1
     )
-    if end_column and end_column == len(document.normalized_lines[end_index]):
+    if end_column and at_line_end:
         end = document.line_content_end(end_index)
     else:
         end = document.line_start(end_index) + end_column
@@ -195,25 +236,23 @@ _DIRECT_WORK_FACTOR = 1
 _LINK, _LINK_SPLIT = " ", "\x1e"
 
 
-@dataclass(frozen=True)
-class Shift:
-    """``old_str``'s indentation prefix ``removed`` is the text's prefix ``added``."""
+class Shift(NamedTuple):
+    """``old_str``'s indentation prefix ``removed`` is the text's prefix ``added``.
+
+    A named tuple (hashed and compared in C): matches are grouped by their shift.
+    """
 
     removed: str
     added: str
 
-    @classmethod
-    def between(cls, old_indent: str, text_indent: str) -> Shift:
+    @staticmethod
+    def between(old_indent: str, text_indent: str) -> Shift:
         """The smallest shift turning ``old_indent`` into ``text_indent``.
 
         Dropping the longest common suffix keeps the swapped prefixes as short as possible; any
         larger shift that fits a block is this one plus a shared suffix, so this one fits too.
         """
-        shared = 0
-        limit = min(len(old_indent), len(text_indent))
-        while shared < limit and old_indent[-1 - shared] == text_indent[-1 - shared]:
-            shared += 1
-        return cls(old_indent[: len(old_indent) - shared], text_indent[: len(text_indent) - shared])
+        return _shift_between(old_indent, text_indent)
 
     def fits(self, old_indent: str, text_indent: str) -> bool:
         return (
@@ -279,13 +318,20 @@ class _Block:
 
 
 class _Blocks:
-    """Collects level-3 matches: non-overlapping, left to right, the first few with spans."""
+    """Collects level-3 matches: non-overlapping, left to right, the first few with spans.
 
-    def __init__(self, document: Document, block: _Block, limit: int | None) -> None:
+    Past ``cap`` matches it is ``full``: the scan stops (level 3 has no C count to ask first).
+    Spans are made once the scan is over, so a refused request makes none.
+    """
+
+    def __init__(
+        self, document: Document, block: _Block, limit: int | None, cap: int | None
+    ) -> None:
         self.document = document
         self.block = block
         self.limit = limit
-        self.spans: list[_Span] = []
+        self.cap = cap
+        self.starts: list[int] = []  # first lines of the matches that get spans
         self.total = 0
         self.next_free = 0  # first line a further match may start on
 
@@ -297,13 +343,14 @@ class _Blocks:
             return False
         self.total += 1
         self.next_free = last + 1
-        if self.limit is None or len(self.spans) < self.limit:
-            self.spans.append(self._span(index, last))
+        if self.limit is None or len(self.starts) < self.limit:
+            self.starts.append(index)
         return True
 
-    def _span(self, index: int, last: int) -> _Span:
+    def _span(self, index: int) -> _Span:
         """Whole lines, to the end of the last line's content or past its newline."""
         document, block = self.document, self.block
+        last = index + len(block.contents) - 1
         start = document.line_start(index)  # before the end: the line cursor only walks forward
         if block.ends_with_newline:
             end = document.line_start(last + 1)
@@ -314,20 +361,32 @@ class _Blocks:
         text_indent = text_line[: len(text_line) - len(block.contents[first])]
         return _Span(start, end, index + 1, Shift.between(block.indents[first], text_indent))
 
+    @property
+    def full(self) -> bool:
+        return self.cap is not None and self.total > self.cap
+
     def found(self) -> Found:
-        return Found(self.spans, self.total)
+        if self.full:
+            return Found([], self.total, complete=False)
+        return Found([self._span(index) for index in self.starts], self.total)
 
 
-def indentation_relative_matches(document: Document, old_str: str, limit: int | None) -> Found:
-    """Level 3: whole lines equal to ``old_str``'s up to one uniform shift of indentation."""
+def indentation_relative_matches(
+    document: Document, old_str: str, limit: int | None, *, cap: int | None = None
+) -> Found:
+    """Level 3: whole lines equal to ``old_str``'s up to one uniform shift of indentation.
+
+    ``limit`` as for level 1; past ``cap`` matches the scan stops and the ``Found`` is
+    incomplete (the request is refused).
+    """
     block = _Block.parse(old_str)
-    found = _direct_blocks(document, block, limit)
+    found = _direct_blocks(document, block, limit, cap)
     if found is not None:
         return found
     pattern = _same_indent_pattern(block)
     if pattern is not None and pattern.search(document.text) is None:
         return _NOTHING  # cut short: no window of the text could take one shift (see below)
-    return _token_blocks(document, block, limit)
+    return _token_blocks(document, block, limit, cap)
 
 
 def _same_indent_pattern(block: _Block) -> re.Pattern[str] | None:
@@ -357,7 +416,9 @@ def _same_indent_pattern(block: _Block) -> re.Pattern[str] | None:
     return re.compile("^" + "".join(parts), re.MULTILINE)
 
 
-def _direct_blocks(document: Document, block: _Block, limit: int | None) -> Found | None:
+def _direct_blocks(
+    document: Document, block: _Block, limit: int | None, cap: int | None = None
+) -> Found | None:
     """Find content candidates with ``str.find`` and check each one's indentation.
 
     Returns None when the work budget runs out, which only a periodic ``old_str`` causes: an
@@ -368,10 +429,10 @@ def _direct_blocks(document: Document, block: _Block, limit: int | None) -> Foun
     budget = _DIRECT_WORK_FACTOR * (len(document.lines) + len(block.contents))
     if 2 * haystack.count(needle) * len(block.contents) > budget:
         return None  # non-overlapping occurrences alone spend half the budget: a periodic block
-    blocks = _Blocks(document, block, limit)
+    blocks = _Blocks(document, block, limit, cap)
     index = previous = 0
     start = haystack.find(needle)
-    while start >= 0:
+    while start >= 0 and not blocks.full:
         budget -= len(block.contents)
         if budget < 0:
             return None
@@ -396,7 +457,9 @@ def _fits_one_shift(block: _Block, lines: list[str], index: int) -> bool:
     return True
 
 
-def _token_blocks(document: Document, block: _Block, limit: int | None) -> Found:
+def _token_blocks(
+    document: Document, block: _Block, limit: int | None, cap: int | None = None
+) -> Found:
     """The same matches as ``_direct_blocks`` in linear time, by searching line tokens.
 
     Equal token runs mean equal contents and equal "links" between consecutive non-blank
@@ -405,10 +468,10 @@ def _token_blocks(document: Document, block: _Block, limit: int | None) -> Found
     """
     haystack = document.token_text
     pattern = block.token_pattern
-    blocks = _Blocks(document, block, limit)
+    blocks = _Blocks(document, block, limit, cap)
     index, previous = 0, 0
     hit = _next_token_hit(pattern, haystack, 0)
-    while hit is not None:
+    while hit is not None and not blocks.full:
         start, end = hit
         index += haystack.count("\n", previous, start) - haystack.count(
             "\n" + _LINK, previous, start
@@ -489,6 +552,15 @@ def _link(previous: str, indent: str) -> str:
     while shared < min(len(previous), len(indent)) and previous[shared] == indent[shared]:
         shared += 1
     return _LINK + previous[shared:] + _LINK_SPLIT + indent[shared:]
+
+
+@lru_cache(maxsize=1024)  # a text has few distinct indentations; each match asks twice
+def _shift_between(old_indent: str, text_indent: str) -> Shift:
+    shared = 0
+    limit = min(len(old_indent), len(text_indent))
+    while shared < limit and old_indent[-1 - shared] == text_indent[-1 - shared]:
+        shared += 1
+    return Shift(old_indent[: len(old_indent) - shared], text_indent[: len(text_indent) - shared])
 
 
 def reindent(new_str: str, shift: Shift) -> str:
