@@ -105,14 +105,17 @@ class StaleItem(TiddlyError):
     code = "conflict"
 
     def __init__(self, server_state: Mapping[str, Any], message: str | None = None) -> None:
-        super().__init__(
-            message
-            or (
-                "This item was modified since you loaded it. Nothing was saved. Re-apply your "
-                "change to server_state and retry with its updated_at as expected_updated_at."
-            ),
-            server_state=server_state,
+        message = message or (
+            "This item was modified since you loaded it. Nothing was saved. Re-apply your "
+            "change to server_state and retry with its updated_at as expected_updated_at."
         )
+        if server_state.get("content_omitted"):
+            message += (
+                f" server_state leaves out the content ({server_state.get('content_length')} "
+                "characters, too long to send back): re-read the lines you need with a partial "
+                "read (start_line/end_line) before you retry."
+            )
+        super().__init__(message, server_state=server_state)
 
 
 class PreconditionFailed(StaleItem):

@@ -16,6 +16,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any, NotRequired, cast, overload
 
+from django.conf import settings
 from typing_extensions import TypedDict
 
 from content.models import Item
@@ -480,3 +481,16 @@ def markdown_head(item: Item) -> str:
 def item_markdown(item: Item) -> str:
     """The item as one Markdown document: ``markdown_head`` then the content."""
     return markdown_head(item) + (item.content or "")
+
+
+def conflict_state(item: Item) -> dict[str, Any]:
+    """``server_state`` of a 409/412 (SPEC §3.4): the full item while its content is at most
+    ``TIDDLY_CONFLICT_CONTENT_CHARS``; past that, everything but ``content`` (with
+    ``content_length``, ``content_metadata`` and ``content_omitted``), so a stale write against a
+    100 000-line note does not answer with megabytes."""
+    data: dict[str, Any] = dict(item_data(item))
+    content = item.content
+    if content is not None and len(content) > settings.TIDDLY_CONFLICT_CONTENT_CHARS:
+        del data["content"]
+        data["content_omitted"] = True
+    return data

@@ -231,6 +231,8 @@ TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, mi
 # Items one revert-by-token request changes at most (SPEC §6); the caller repeats until
 # "remaining" is 0, so no request runs for long.
 TIDDLY_REVERT_BATCH = env_int("TIDDLY_REVERT_BATCH", 500, minimum=1)
+# A 409/412's server_state carries the item's content up to this length (SPEC §3.4).
+TIDDLY_CONFLICT_CONTENT_CHARS = env_int("TIDDLY_CONFLICT_CONTENT_CHARS", 100_000, minimum=0)
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(

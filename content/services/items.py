@@ -21,7 +21,7 @@ from content.models import HistoryAction, Item, Relationship
 from content.queries import cache as content_cache
 from content.queries.items import ItemRef, Owner
 from content.queries.lists import one_with_content
-from content.shapes import etag, item_data
+from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
 
 __all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
@@ -73,9 +73,9 @@ class Precondition:
 
     def check(self, item: Item) -> None:
         if self.if_match is not None and etag(item) not in self.if_match:
-            raise PreconditionFailed(item_data(item))
+            raise PreconditionFailed(conflict_state(item))
         if self.expected_updated_at is not None and item.updated_at > self.expected_updated_at:
-            raise StaleItem(item_data(item))
+            raise StaleItem(conflict_state(item))
 
 
 NO_PRECONDITION = Precondition()
