@@ -123,7 +123,10 @@ class ItemVersionAdmin(OwnedAdmin):
                 "made in the admin or with a session have no token to revert.",
             )
             return None
-        owner = queryset.first().owner  # type: ignore[union-attr]
+        first = queryset.select_related("owner").first()
+        if first is None:  # an action always has a selection; stay quiet if it was emptied
+            return None
+        owner = first.owner
         prefix = picked[0]["token_prefix"]
         since = queryset.aggregate(since=Min("created_at"))["since"]
         force = bool(request.POST.get("force"))

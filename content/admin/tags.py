@@ -56,7 +56,9 @@ def _count_column(type_name: str) -> Callable[[Tag], int]:
 
 
 # One count column per item type, in registry order (bookmarks, notes, prompts).
-COUNT_COLUMNS = [_count_column(name) for name in item_types.type_names()]
+COUNT_COLUMNS: list[Callable[[Any], Any]] = [
+    _count_column(name) for name in item_types.type_names()
+]
 
 
 @admin.register(Tag)
@@ -65,7 +67,7 @@ class TagAdmin(OwnedAdmin):
 
     form = TagAdminForm
     # The stubs want names here; the admin accepts callables (the count columns) as well.
-    list_display = ("name", "owner", *COUNT_COLUMNS, "created_at")  # type: ignore[arg-type]
+    list_display = ("name", "owner", *COUNT_COLUMNS, "created_at")
     search_fields = ("name",)
     readonly_fields = ("owner", "created_at", *COUNT_COLUMNS)  # type: ignore[arg-type]
     fields = ("name", "owner", "created_at", *COUNT_COLUMNS)  # type: ignore[arg-type]

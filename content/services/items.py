@@ -214,7 +214,7 @@ def restore_version(
             "is nothing to restore. Pick an older version from GET …/history/."
         )
     precondition.check(item)
-    data: ItemFields = history.restore_data(item, row)  # type: ignore[assignment]
+    data = item_fields(history.restore_data(item, row))
     return _update(item, data, actor=actor, action=HistoryAction.RESTORE)
 
 
