@@ -23,6 +23,7 @@ from django.utils.decorators import method_decorator
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -31,7 +32,7 @@ from rest_framework.views import APIView
 
 from mcp_bridge import transport
 from mcp_bridge.servers import TiddlyServer
-from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle
+from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle, is_tool_call
 
 
 def _authentication_classes() -> list[type]:
@@ -45,6 +46,19 @@ class McpView(APIView):
     authentication_classes = _authentication_classes()
     permission_classes = [IsAuthenticated]
     throttle_classes = [McpReadThrottle, McpWriteThrottle]
+
+    # Seconds to wait when this request is a tools/call over the caller's budget (SPEC §7: the
+    # agent gets an isError ``throttled`` result, not an HTTP 429 its client reports as a
+    # transport failure). Any other message over budget is still a 429.
+    throttled_for: float | None = None
+
+    def check_throttles(self, request: Request) -> None:
+        try:
+            super().check_throttles(request)
+        except Throttled as exc:
+            if not is_tool_call(request):
+                raise
+            self.throttled_for = getattr(exc, "wait", None) or 1.0
 
     def get_throttles(self) -> list[BaseThrottle]:
         # Throttling is on exactly when the REST API's is (TIDDLY_THROTTLE_ENABLED).
@@ -64,7 +78,7 @@ class McpView(APIView):
         return self._not_allowed()
 
     def post(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
-        return transport.handle(self.mcp_server, request)
+        return transport.handle(self.mcp_server, request, throttled_for=self.throttled_for)
 
     def _not_allowed(self) -> HttpResponse:
         self.headers["Allow"] = "POST"  # DRF writes self.headers over the response's
