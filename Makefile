@@ -12,7 +12,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
 .PHONY: run test lint format bench install migrate superuser token \
-	check test-sqlite test-postgres fuzz inspector browser-deps browser-test
+	check test-sqlite test-postgres fuzz inspector mcp-sdk2 browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ fuzz: install
 inspector: install
 	.ci/inspector
 
+# Today's official MCP SDK (mcp 2.x, pinned, in its own venv .ci/.venv-mcp-sdk2/) against a live
+# server: initialize, tools/list, create/edit/get, prompts/list (SPEC §7).
+mcp-sdk2: install
+	.ci/mcp-sdk2
+
 browser-deps:
 	.ci/browser-deps
 
@@ -63,7 +68,7 @@ browser-test: install browser-deps
 	$(BIN)/python -m pytest browser_tests $(PYTEST_ARGS)
 
 # Everything CI runs (.ci/run): the habit before you stop.
-check: lint test-sqlite test-postgres fuzz inspector browser-test
+check: lint test-sqlite test-postgres fuzz inspector mcp-sdk2 browser-test
 	@echo "== make check passed =="
 
 format: install

@@ -63,7 +63,8 @@ def _listed(prompt: Prompt) -> types.Prompt:
     return types.Prompt(
         name=prompt.name,
         title=prompt.title or None,
-        description=prompt.description or None,
+        # SPEC §7: every prompt has a description (clients list prompts by it).
+        description=prompt.description or prompt.title or prompt.name,
         arguments=[
             types.PromptArgument(
                 name=arg["name"],

@@ -100,3 +100,13 @@ def unknown_tool(name: str, available: Iterable[str]) -> dict[str, Any]:
         "error": "not_found",
         "message": f"Unknown tool '{name}'. Available tools: {', '.join(available)}.",
     }
+
+
+def throttled_body(wait: float) -> dict[str, Any]:
+    """The REST ``throttled`` error (SPEC §8) with ``retry_after`` in whole seconds (SPEC §7)."""
+    seconds = max(1, int(wait + 0.999))
+    return {
+        "error": "throttled",
+        "message": f"Too many requests. Retry in {seconds} seconds.",
+        "retry_after": seconds,
+    }

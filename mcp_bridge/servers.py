@@ -159,6 +159,13 @@ class TiddlyServer:
         )
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The ``tools/call`` handler of the low-level server (``run_tool`` in a worker thread;
+        the transport calls ``run_tool`` directly, being in one already)."""
+        return await sync_to_async(self.run_tool)(name, arguments)
+
+    def run_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Everything a call is: scope, argument checks, the tool, its result or error (sync:
+        the ORM is; ``calls`` must be bound)."""
         tool = self.tools.get(name)
         if tool is None:
             return error_result(unknown_tool(printable(name), list(self.tools)))
@@ -181,12 +188,11 @@ class TiddlyServer:
         except ValidationError as exc:
             return error_result(invalid_arguments(exc).body())
         try:
-            # Sync tools run in the request's worker thread (the ORM is sync).
-            result = await sync_to_async(tool.fn)(**parsed.model_dump_one_level())
+            result = tool.fn(**parsed.model_dump_one_level())
             if tool.metadata.output_model is not None:
                 tool.metadata.output_model.model_validate(result)
         except Exception as exc:
-            return await _error(exc, name)
+            return _error(exc, name)
         return success_result(result)
 
 
@@ -211,10 +217,10 @@ def text_problems(value: Any, path: str = "", *, allow_nul: bool = False) -> dic
     return found
 
 
-async def _error(exc: Exception, tool: str) -> types.CallToolResult:
+def _error(exc: Exception, tool: str) -> types.CallToolResult:
     # In the request's worker thread: a conflict's server_state reads the item's tags.
     try:
-        return error_result(await sync_to_async(body_for)(exc, tool))
+        return error_result(body_for(exc, tool))
     except Exception:  # never let internal text reach the client
         logger.exception("MCP tool %s: building the error result failed", tool)
         return error_result(dict(INTERNAL_ERROR))

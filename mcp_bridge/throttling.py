@@ -17,12 +17,23 @@ from rest_framework.throttling import UserRateThrottle
 from mcp_bridge.transport import parsed_body
 
 
-def is_write(request: Request, view: Any) -> bool:
+def _tool_call(request: Request) -> dict[str, Any] | None:
     try:
         message = parsed_body(request)
     except ValueError:
-        return False
+        return None
     if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    return message
+
+
+def is_tool_call(request: Request) -> bool:
+    return _tool_call(request) is not None
+
+
+def is_write(request: Request, view: Any) -> bool:
+    message = _tool_call(request)
+    if message is None:
         return False
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None

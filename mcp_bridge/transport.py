@@ -36,7 +36,7 @@ from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcp_bridge import calls
-from mcp_bridge.results import JsonToolResult, logger
+from mcp_bridge.results import JsonToolResult, error_result, logger, throttled_body
 from mcp_bridge.servers import TiddlyServer, text_problems
 from tiddly.errors import ValidationFailed
 
@@ -47,8 +47,13 @@ DEFAULT_PROTOCOL = "2025-03-26"  # what the SDK assumes when the header is absen
 _init_options: dict[int, InitializationOptions] = {}
 
 
-def handle(server: TiddlyServer, request: Any) -> HttpResponse:
-    """Answer one streamable-HTTP POST (``request`` is the authenticated DRF request)."""
+def handle(
+    server: TiddlyServer, request: Any, *, throttled_for: float | None = None
+) -> HttpResponse:
+    """Answer one streamable-HTTP POST (``request`` is the authenticated DRF request).
+
+    ``throttled_for``: the caller is over its budget for this ``tools/call`` (seconds to wait);
+    the call is answered with a ``throttled`` isError result instead of running."""
     problem = _check_headers(request)
     if problem is not None:
         return problem
@@ -58,11 +63,24 @@ def handle(server: TiddlyServer, request: Any) -> HttpResponse:
         return _rpc_error(None, types.PARSE_ERROR, f"Parse error: {exc}", status=400)
     if not isinstance(raw, dict):
         return _rpc_error(None, types.INVALID_REQUEST, "Send one JSON-RPC message.", status=400)
+    if not _encodable(raw.get("id")):
+        # The answer must echo the id, and this one cannot be written as UTF-8 (a lone
+        # surrogate): refuse before anything runs, so a retry cannot make a duplicate (SPEC §7).
+        return _rpc_error(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid request id: it cannot be encoded (a lone surrogate). Send a number or a "
+            "string of valid Unicode.",
+            status=400,
+        )
     try:
         message = types.JSONRPCMessage.model_validate(raw).root
     except ValidationError:
+        request_id = raw.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+            request_id = None  # not an id JSON-RPC allows: unreadable
         return _rpc_error(
-            raw.get("id"), types.INVALID_REQUEST, "Not a valid JSON-RPC 2.0 message.", status=400
+            request_id, types.INVALID_REQUEST, "Not a valid JSON-RPC 2.0 message.", status=400
         )
     if not isinstance(message, types.JSONRPCRequest):
         return HttpResponse(status=202)  # notifications and responses need no answer
@@ -74,8 +92,19 @@ def handle(server: TiddlyServer, request: Any) -> HttpResponse:
                 f"{', '.join(SUPPORTED_PROTOCOL_VERSIONS)}",
                 status=400,
             )
-    body = async_to_sync(_respond)(server, request, message.id, raw)
+    with calls.bind(server, request):
+        body = _answer(server, message.id, raw, throttled_for)
     return HttpResponse(body, content_type=JSON)
+
+
+def _encodable(request_id: Any) -> bool:
+    if not isinstance(request_id, str):
+        return True
+    try:
+        request_id.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parsed_body(request: Any) -> Any:
@@ -118,20 +147,18 @@ def _check_headers(request: Any) -> HttpResponse | None:
     return None
 
 
-async def _respond(
-    server: TiddlyServer, request: Any, request_id: Any, raw: dict[str, Any]
+def _answer(
+    server: TiddlyServer, request_id: Any, raw: dict[str, Any], throttled_for: float | None
 ) -> bytes:
-    with calls.bind(server, request):
-        return await _answer(server, request_id, raw)
-
-
-async def _answer(server: TiddlyServer, request_id: Any, raw: dict[str, Any]) -> bytes:
+    """The answer's bytes; in the request's worker thread (``calls`` bound)."""
     if raw.get("method") not in CLIENT_METHODS:
         return _error_bytes(request_id, types.METHOD_NOT_FOUND, "Method not found")
     try:
         client_request = types.ClientRequest.model_validate(raw).root
     except ValidationError:
         return _error_bytes(request_id, types.INVALID_PARAMS, "Invalid request parameters")
+    if throttled_for is not None and isinstance(client_request, types.CallToolRequest):
+        return _result_bytes(request_id, error_result(throttled_body(throttled_for)))
     if not isinstance(client_request, types.CallToolRequest):
         # Tools answer bad text themselves (an isError validation_error, servers.text_problems).
         # NUL is fine here: prompt argument values are rendered, not stored (as on REST), and a
@@ -141,7 +168,14 @@ async def _answer(server: TiddlyServer, request_id: Any, raw: dict[str, Any]) ->
             body = ValidationFailed(problems).body()
             return _error_bytes(request_id, types.INVALID_PARAMS, body["message"], body)
     try:
-        result = await _dispatch(server, client_request)
+        if isinstance(client_request, types.CallToolRequest):
+            # Tools are sync: run it right here, in the request's worker thread. Through the
+            # async handler it would cost four thread hand-offs (to the event loop and back to
+            # this thread for the ORM), a millisecond or more each on a busy machine.
+            params = client_request.params
+            result: types.Result = server.run_tool(params.name, params.arguments or {})
+        else:
+            result = async_to_sync(_dispatch)(server, client_request)
     except McpError as exc:
         return _error_bytes(request_id, exc.error.code, exc.error.message, exc.error.data)
     except Exception:
@@ -222,14 +256,22 @@ def _result_bytes(request_id: Any, result: types.Result) -> bytes:
 
 
 def _error_bytes(request_id: Any, code: int, message: str, data: Any = None) -> bytes:
-    error = types.JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message, data=data)
+    """A JSON-RPC error; ``request_id`` None is written ``"id": null`` (JSON-RPC 2.0 §5: the id
+    could not be read), which the SDK's ``JSONRPCError`` model cannot hold."""
+    error = types.ErrorData(code=code, message=message, data=data)
+    return b"".join(
+        (
+            b'{"jsonrpc":"2.0","id":',
+            pydantic_core.to_json(request_id),
+            b',"error":',
+            error.model_dump_json(by_alias=True, exclude_none=True).encode(),
+            b"}",
+        )
     )
-    return error.model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
 def _rpc_error(request_id: Any, code: int, message: str, *, status: int) -> HttpResponse:
-    body = _error_bytes(request_id if request_id is not None else "server-error", code, message)
+    body = _error_bytes(request_id, code, message)
     return HttpResponse(body, status=status, content_type=JSON)
 
 

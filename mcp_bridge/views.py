@@ -18,11 +18,12 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, HttpResponseBase, JsonResponse
 from django.utils.decorators import method_decorator
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -31,7 +32,7 @@ from rest_framework.views import APIView
 
 from mcp_bridge import transport
 from mcp_bridge.servers import TiddlyServer
-from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle
+from mcp_bridge.throttling import McpReadThrottle, McpWriteThrottle, is_tool_call
 
 
 def _authentication_classes() -> list[type]:
@@ -45,6 +46,32 @@ class McpView(APIView):
     authentication_classes = _authentication_classes()
     permission_classes = [IsAuthenticated]
     throttle_classes = [McpReadThrottle, McpWriteThrottle]
+
+    # Seconds to wait when this request is a tools/call over the caller's budget (SPEC §7: the
+    # agent gets an isError ``throttled`` result, not an HTTP 429 its client reports as a
+    # transport failure). Any other message over budget is still a 429.
+    throttled_for: float | None = None
+
+    def check_throttles(self, request: Request) -> None:
+        try:
+            super().check_throttles(request)
+        except Throttled as exc:
+            if not is_tool_call(request):
+                raise
+            self.throttled_for = getattr(exc, "wait", None) or 1.0
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        response = super().dispatch(request, *args, **kwargs)
+        # DRF leaves this view, its Request and the response in reference cycles
+        # (view.request <-> request.parser_context["view"], view.response). Broken here, a
+        # large answer (a 10 000-line item is ~1.2 MB of JSON) is freed by reference counting
+        # once sent, and tiddly.middleware need not run a full collection after each one.
+        drf_request = self.__dict__.pop("request", None)
+        if drf_request is not None:
+            drf_request.__dict__.pop("parser_context", None)
+        self.__dict__.pop("response", None)
+        vars(response)["holds_no_cycles"] = True  # read by tiddly.middleware
+        return response
 
     def get_throttles(self) -> list[BaseThrottle]:
         # Throttling is on exactly when the REST API's is (TIDDLY_THROTTLE_ENABLED).
@@ -64,7 +91,7 @@ class McpView(APIView):
         return self._not_allowed()
 
     def post(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponse:
-        return transport.handle(self.mcp_server, request)
+        return transport.handle(self.mcp_server, request, throttled_for=self.throttled_for)
 
     def _not_allowed(self) -> HttpResponse:
         self.headers["Allow"] = "POST"  # DRF writes self.headers over the response's

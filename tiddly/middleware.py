@@ -7,7 +7,9 @@ collector, which runs by object count, not by size — so a 6 MB note's body, pa
 rendered JSON stayed resident across many requests and the server's memory grew to several times
 its working set. When the response is closed this breaks the DRF links, and after a request that
 moved a large payload it runs the collector — cheap, because ``tiddly.asgi`` freezes everything
-that exists at start-up out of the collector's reach (``gc.freeze``).
+that exists at start-up out of the collector's reach (``gc.freeze``). A view that breaks its own
+cycles before returning marks its response ``holds_no_cycles`` and is spared the collection
+(reference counting frees its data as soon as the response is sent).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class ReleaseRequestDataMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        large = _is_large(request, response)
+        large = _is_large(request, response) and not getattr(response, "holds_no_cycles", False)
         # close() runs the closers after the body is sent, then clears the list.
         response._resource_closers.append(lambda: _release(response, collect=large))  # type: ignore[attr-defined]
         return response

@@ -179,9 +179,10 @@ def test_mcp_reads_and_writes_use_the_rest_budgets(throttled: None, content_mcp:
             "params": {"name": "create_note", "arguments": {"title": "second"}},
         },
     )
-    assert response.status_code == 429
-    assert response.json()["error"] == "throttled"
-    assert "Retry-After" in response.headers
+    # A throttled tool call is an isError result the agent can act on (SPEC §7), not a 429.
+    assert response.status_code == 200
+    assert response.json()["result"]["isError"] is True
+    assert response.json()["result"]["structuredContent"]["error"] == "throttled"
     assert post(CONTENT, f"Bearer {content_mcp.token}").status_code == 200  # reads: 4
     assert post(CONTENT, f"Bearer {content_mcp.token}").status_code == 200  # reads: 5
     assert post(CONTENT, f"Bearer {content_mcp.token}").status_code == 429
