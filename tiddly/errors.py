@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
-from django.http import Http404
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http import Http404, HttpRequest
 from rest_framework import exceptions as drf
 from rest_framework import status
 from rest_framework.response import Response
@@ -131,9 +132,31 @@ def _drf_body(exc: drf.APIException) -> dict[str, Any]:
     return {"error": exc.default_code, "message": str(exc.detail)}
 
 
+def too_many_fields_body(request: HttpRequest) -> dict[str, Any]:
+    """The 400 for more query (or form) parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS allows,
+    naming the most repeated parameter — usually one list filter sent thousands of times."""
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    counts: dict[str, int] = {}
+    for pair in request.META.get("QUERY_STRING", "").split("&"):
+        if pair:
+            name = pair.split("=", 1)[0][:100]
+            counts[name] = counts.get(name, 0) + 1
+    total = sum(counts.values())
+    name = max(counts, key=counts.__getitem__) if counts else "body"
+    message = (
+        f"Too many parameters: {total} (at most {limit} in one request). "
+        f"Send fewer values of {name!r} ({counts.get(name, 0)} sent)."
+        if counts
+        else f"Too many fields (at most {limit} in one request)."
+    )
+    return ValidationFailed({name: [message]}, message=message).body()
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, TiddlyError):
         return Response(exc.body(), status=exc.status_code)
+    if isinstance(exc, TooManyFieldsSent):
+        return Response(too_many_fields_body(context["request"]), status=400)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             {

@@ -18,6 +18,12 @@ RESOURCES = [
     ("prompts", "prompt-list", "Prompt templates."),
     ("content", "content-list", "One list over bookmarks, notes and prompts."),
     ("tags", "tag-list", "Your tags with counts."),
+    ("filters", "filter-list", "Saved filters (tag expressions over content types)."),
+    ("relationships", "relationship-list", "Links between items."),
+    ("export", "export", "Export everything (Tiddly JSON, Markdown zip, bookmarks HTML)."),
+    ("import", "import", "Import a Tiddly JSON, Netscape bookmarks or Markdown file."),
+    ("skills_export", "prompt-export-skills", "Prompts exported as agent skills (zip)."),
+    ("history_revert", "history-revert", "Revert every change made with one token."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
 ]
 DOCS = [

@@ -65,7 +65,9 @@ MIDDLEWARE = [
     # Serves the admin's CSS/JS under uvicorn (no separate web server needed), collected or not.
     "tiddly.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    # CommonMiddleware, but a write to an API path without its slash is a JSON 404, not a
+    # redirect that drops the body (tiddly/json_errors.py).
+    "tiddly.json_errors.JsonCommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

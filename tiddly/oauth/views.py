@@ -15,9 +15,10 @@ django-oauth-toolkit does the OAuth itself: the authorization endpoint (with the
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib import admin
@@ -368,6 +369,32 @@ def _invalid_target(uri: str, redirect_uri: str, state: str | None) -> OAuthTool
     )
 
 
+# RFC 7636 §4.2: a code_challenge is 43 to 128 characters of the unreserved URL alphabet (the
+# grant stores at most 128; a longer one was a database error on PostgreSQL).
+PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+
+
+def _bad_challenge(challenge: str | None, redirect_uri: str, state: str | None) -> Any:
+    if challenge is None or PKCE_CHALLENGE.fullmatch(challenge):
+        return None
+    return OAuthToolkitError(
+        error=CustomOAuth2Error(
+            error="invalid_request",
+            description="code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ "
+            "(RFC 7636): the base64url SHA-256 of the code_verifier, without padding.",
+            state=state,
+        ),
+        redirect_uri=redirect_uri,
+    )
+
+
+def with_issuer(uri: str, issuer: str) -> str:
+    """``uri`` with ``iss`` added to its query (RFC 9207: the client checks who answered)."""
+    parts = urlsplit(uri)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "iss"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("iss", issuer)])))
+
+
 class AuthorizeView(RefuseNul, AuthorizationView):
     """The toolkit's authorization endpoint with Tiddly's consent page and resource check."""
 
@@ -375,13 +402,28 @@ class AuthorizeView(RefuseNul, AuthorizationView):
 
     def validate_authorization_request(self, request: HttpRequest) -> Any:
         scopes, credentials = super().validate_authorization_request(request)
+        redirect_uri, state = credentials["redirect_uri"], credentials.get("state")
+        error = _bad_challenge(credentials.get("code_challenge"), redirect_uri, state)
+        if error is not None:
+            raise error
         for uri in request.GET.getlist("resource"):
             if not resources.is_known(request, uri):
-                raise _invalid_target(uri, credentials["redirect_uri"], credentials.get("state"))
+                raise _invalid_target(uri, redirect_uri, state)
         return scopes, credentials
+
+    def redirect(self, redirect_to: str, application: Any) -> HttpResponse:
+        # Every redirect of this view goes to the client (success and error alike).
+        issuer = resources.public_base(self.request)
+        return super().redirect(with_issuer(redirect_to, issuer), application)
 
     def form_valid(self, form: Any) -> HttpResponse:
         data = form.cleaned_data
+        error = _bad_challenge(data.get("code_challenge"), data["redirect_uri"], data.get("state"))
+        if error is not None:  # the hidden field can be tampered with
+            application = (
+                get_application_model().objects.filter(client_id=data["client_id"]).first()
+            )
+            return self.error_response(error, application)
         for uri in (data.get("resource") or "").split():
             if not resources.is_known(self.request, uri):
                 application = (

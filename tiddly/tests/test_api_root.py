@@ -16,6 +16,12 @@ EXPECTED = {
     "prompts": f"{BASE}/api/prompts/",
     "content": f"{BASE}/api/content/",
     "tags": f"{BASE}/api/tags/",
+    "filters": f"{BASE}/api/filters/",
+    "relationships": f"{BASE}/api/relationships/",
+    "export": f"{BASE}/api/export/",
+    "import": f"{BASE}/api/import/",
+    "skills_export": f"{BASE}/api/prompts/export/skills/",
+    "history_revert": f"{BASE}/api/history/revert/",
     "tokens": f"{BASE}/api/tokens/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",
@@ -60,3 +66,27 @@ def test_api_without_the_slash_redirects_to_the_root(anon: APIClient) -> None:
     response = anon.get("/api")
     assert response.status_code == 301
     assert response["Location"] == "/api/"
+
+
+def _api_collections() -> set[str]:
+    """Every parameter-free route under /api/ in the URL map (a list, collection or action)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    def walk(resolver: URLResolver, prefix: str) -> set[str]:
+        found: set[str] = set()
+        for entry in resolver.url_patterns:
+            route = prefix + str(entry.pattern).lstrip("^").rstrip("$")
+            if isinstance(entry, URLResolver):
+                found |= walk(entry, route)
+            elif isinstance(entry, URLPattern) and "<" not in route and "(" not in route:
+                found.add("/" + route)
+        return found
+
+    return {p for p in walk(get_resolver(), "") if p.startswith("/api/") and p != "/api/"}
+
+
+def test_every_collection_under_api_is_linked_from_the_root(anon: APIClient) -> None:
+    links = anon.get("/api/", format="json").json()
+    linked = {v.removeprefix(BASE) for v in links.values() if isinstance(v, str)}
+    missing = _api_collections() - linked
+    assert not missing, f"GET /api/ does not link {sorted(missing)}: add them to tiddly/root.py"

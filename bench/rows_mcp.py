@@ -14,8 +14,8 @@ The client is what an agent runs: ``mcp.ClientSession`` over ``streamable_http_c
 initialized session per worker, kept open for the whole row; every call pays the SDK client's own
 work (request/response models, output-schema validation) as an agent's would.
 
-run.py hands its namespace to ``scenarios()`` (this module never imports run.py, which runs as
-``__main__``) and calls ``ratio_table()`` after its table.
+The rows are registered at import; ``ratio_table()`` is a registered summary printed after the
+table.
 """
 
 from __future__ import annotations
@@ -25,12 +25,14 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
+from harness import Bench, Call, Outcome, Scenario, register, register_summary
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
+from rows_lists import setup_organise
+from rows_notes import after_replace, setup_read, setup_replace
 
 CONTENT_PATH = "/mcp/content"
 PAIRS = {
@@ -87,24 +89,24 @@ class McpWorker:
         self.thread.join(timeout=10)
 
 
-def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
-    """The MCP Scenario objects, built from run.py's namespace ``ns``."""
+def scenarios() -> list[Scenario]:
+    """The MCP rows."""
 
     @contextlib.contextmanager
-    def mcp_worker(bench: Any) -> Iterator[McpWorker]:
+    def mcp_worker(bench: Bench) -> Iterator[McpWorker]:
         worker = McpWorker(bench.server.base_url, bench.token, bench.args.request_timeout)
         try:
             yield worker
         finally:
             worker.close()
 
-    def outcome(result: types.CallToolResult, problem: str | None = None) -> Any:
+    def outcome(result: types.CallToolResult, problem: str | None = None) -> Outcome:
         text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
         if result.isError:
-            return ns.Outcome(False, 400, len(text), problem, text[:300])
-        return ns.Outcome(True, 200, len(text), problem)
+            return Outcome(False, 400, len(text), problem, text[:300])
+        return Outcome(True, 200, len(text), problem)
 
-    def op_get_item(call: Any) -> Any:
+    def op_get_item(call: Call) -> Outcome:
         ref = call.state
         result = call.client.call_tool("get_item", {"id": ref.id, "type": "note"})
         problem = None
@@ -113,7 +115,7 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
             problem = "get_item content differs from what was posted"
         return outcome(result, problem)
 
-    def op_search_in_content(call: Any) -> Any:
+    def op_search_in_content(call: Call) -> Outcome:
         ref = call.state
         args = {"id": ref.id, "type": "note", "query": ref.text.marker}
         result = call.client.call_tool("search_in_content", args)
@@ -124,7 +126,7 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
                 problem = f"search_in_content marker: total_matches={total!r}, expected 1"
         return outcome(result, problem)
 
-    def op_edit_content(call: Any) -> Any:
+    def op_edit_content(call: Call) -> Outcome:
         st = call.state
         w = call.worker
         st.used = max(st.used, w + 1)
@@ -144,7 +146,7 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
                 problem = f"edit_content reported line {line!r}, expected {st.line(w)}"
         return outcome(result, problem)
 
-    def op_get_context(call: Any) -> Any:
+    def op_get_context(call: Call) -> Outcome:
         result = call.client.call_tool("get_context", {"limit": 10})
         problem = None
         text = (result.structuredContent or {}).get("markdown", "")
@@ -157,35 +159,35 @@ def scenarios(ns: SimpleNamespace | Any) -> list[Any]:
 
     common = {"concurrency": (1,), "count": count, "open_worker": mcp_worker}
     return [
-        ns.Scenario(
+        Scenario(
             "mcp_get_item",
             op_get_item,
             "MCP tools/call get_item (whole note) via the official client",
-            setup=ns.setup_read,
+            setup=setup_read,
             **common,
         ),
-        ns.Scenario(
+        Scenario(
             "mcp_search_in_content",
             op_search_in_content,
             "MCP tools/call search_in_content (unique marker) via the official client",
-            setup=ns.setup_read,
+            setup=setup_read,
             **common,
         ),
-        ns.Scenario(
+        Scenario(
             "mcp_get_context_10k",
             op_get_context,
             "MCP tools/call get_context over 10 000 notes+bookmarks (200 tags, 1 filter)",
-            setup=ns.setup_organise,
+            setup=setup_organise,
             sized=False,
             group="organise 10k",
             **common,
         ),
-        ns.Scenario(
+        Scenario(
             "mcp_edit_content",
             op_edit_content,
             "MCP tools/call edit_content (alternating marker) via the official client",
-            setup=ns.setup_replace,
-            after=ns.after_replace,
+            setup=setup_replace,
+            after=after_replace,
             **common,
         ),
     ]
@@ -211,5 +213,8 @@ def ratio_table(rows: list[dict[str, Any]]) -> str:
     title = "MCP vs REST (concurrency 1; time ratio = REST calls/s / MCP calls/s):"
     return "\n".join(["", title, *lines])
 
+
+register(*scenarios())
+register_summary(ratio_table)
 
 __all__ = ["McpWorker", "ratio_table", "scenarios"]
