@@ -18,7 +18,7 @@ from typing import Any, NotRequired, cast, overload
 
 from typing_extensions import TypedDict
 
-from content.models import Item
+from content.models import Item, Share, share_url
 from content.outcomes import EditOutcome
 from content.text.lines import LineWindow, count_lines
 
@@ -51,6 +51,13 @@ class RelatedItem(TypedDict):
     description: str | None
 
 
+class ShareLink(TypedDict):
+    """An item's public share link (SPEC §17.4)."""
+
+    url: str
+    created_at: str
+
+
 class _Item(TypedDict):
     id: str
     type: str
@@ -63,6 +70,7 @@ class _Item(TypedDict):
     last_used_at: str
     archived_at: str | None
     deleted_at: str | None
+    share: ShareLink | None
     content_length: int | None
     content: NotRequired[str | None]
     content_metadata: NotRequired[ContentMetadata | None]
@@ -344,11 +352,29 @@ def _base(item: Item, content_length: int | None) -> ItemData:
         "last_used_at": dt(item.last_used_at),
         "archived_at": dt(item.archived_at),
         "deleted_at": dt(item.deleted_at),
+        "share": share_data(item),
     }
     for name in item.extra_fields:
         data[name] = getattr(item, name)
     data["content_length"] = content_length
     return cast(ItemData, data)
+
+
+def share_data(item: Item) -> ShareLink | None:
+    """The item's share link: from the list query's columns when it has them (a constant number
+    of queries per page), else one indexed lookup."""
+    if hasattr(item, "share_token"):
+        token, created_at, origin = item.share_token, item.share_created_at, item.share_origin
+    else:
+        row = (
+            Share.objects.filter(item_type=item.type_name, item_id=item.pk)
+            .values_list("token", "created_at", "origin")
+            .first()
+        )
+        token, created_at, origin = row if row is not None else (None, None, "")
+    if token is None:
+        return None
+    return {"url": share_url(token, origin), "created_at": dt(created_at)}
 
 
 def window_data(window: LineWindow) -> ContentMetadata:

@@ -229,6 +229,11 @@ TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, mi
 # "remaining" is 0, so no request runs for long.
 TIDDLY_REVERT_BATCH = env_int("TIDDLY_REVERT_BATCH", 500, minimum=1)
 
+# Public share pages (SPEC §17.4): requests per client IP per minute for /s/… (a brute-force
+# guesser of tokens meets 429 long before it could matter; 256-bit tokens make it hopeless anyway).
+TIDDLY_SHARE_THROTTLE_PER_MINUTE = env_int("TIDDLY_SHARE_THROTTLE_PER_MINUTE", 60, minimum=1)
+TIDDLY_SHARE_THROTTLE_ENABLED = env_bool("TIDDLY_THROTTLE_ENABLED", True)
+
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
     "TIDDLY_MAX_BODY_BYTES", TIDDLY_MAX_CONTENT_CHARS * 6 + 1_000_000, minimum=1024
