@@ -364,7 +364,9 @@ def share_data(item: Item) -> ShareLink | None:
     """The item's share link: from the list query's columns when it has them (a constant number
     of queries per page), else one indexed lookup."""
     if hasattr(item, "share_token"):
-        token, created_at, origin = item.share_token, item.share_created_at, item.share_origin
+        # Annotations the list query adds (queries.lists._share_columns), not model fields.
+        token = getattr(item, "share_token")  # noqa: B009
+        created_at, origin = getattr(item, "share_created_at"), getattr(item, "share_origin")  # noqa: B009
     else:
         row = (
             Share.objects.filter(item_type=item.type_name, item_id=item.pk)

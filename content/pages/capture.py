@@ -83,7 +83,7 @@ def _page(
 
 def _shown(request: HttpRequest, bookmark: Bookmark, *, saved: bool) -> HttpResponse:
     admin_url = None
-    if request.user.is_staff:  # type: ignore[union-attr]
+    if request.user.is_staff:
         admin_url = reverse("admin:content_bookmark_change", args=[bookmark.pk])
     context = {"bookmark": bookmark, "saved": saved, "admin_url": admin_url,
                "tags": bookmark.tag_names()}  # fmt: skip
