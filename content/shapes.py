@@ -19,7 +19,7 @@ from typing import Any, NotRequired, cast, overload
 from django.conf import settings
 from typing_extensions import TypedDict
 
-from content.models import Item
+from content.models import Item, Share, share_url
 from content.outcomes import EditOutcome
 from content.text.lines import LineWindow, count_lines
 
@@ -52,6 +52,13 @@ class RelatedItem(TypedDict):
     description: str | None
 
 
+class ShareLink(TypedDict):
+    """An item's public share link (SPEC §17.4)."""
+
+    url: str
+    created_at: str
+
+
 class _Item(TypedDict):
     id: str
     type: str
@@ -64,6 +71,7 @@ class _Item(TypedDict):
     last_used_at: str
     archived_at: str | None
     deleted_at: str | None
+    share: ShareLink | None
     content_length: int | None
     content: NotRequired[str | None]
     content_metadata: NotRequired[ContentMetadata | None]
@@ -345,11 +353,31 @@ def _base(item: Item, content_length: int | None) -> ItemData:
         "last_used_at": dt(item.last_used_at),
         "archived_at": dt(item.archived_at),
         "deleted_at": dt(item.deleted_at),
+        "share": share_data(item),
     }
     for name in item.extra_fields:
         data[name] = getattr(item, name)
     data["content_length"] = content_length
     return cast(ItemData, data)
+
+
+def share_data(item: Item) -> ShareLink | None:
+    """The item's share link: from the list query's columns when it has them (a constant number
+    of queries per page), else one indexed lookup."""
+    if hasattr(item, "share_token"):
+        # Annotations the list query adds (queries.lists._share_columns), not model fields.
+        token = getattr(item, "share_token")  # noqa: B009
+        created_at, origin = getattr(item, "share_created_at"), getattr(item, "share_origin")  # noqa: B009
+    else:
+        row = (
+            Share.objects.filter(item_type=item.type_name, item_id=item.pk)
+            .values_list("token", "created_at", "origin")
+            .first()
+        )
+        token, created_at, origin = row if row is not None else (None, None, "")
+    if token is None:
+        return None
+    return {"url": share_url(token, origin), "created_at": dt(created_at)}
 
 
 def window_data(window: LineWindow) -> ContentMetadata:

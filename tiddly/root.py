@@ -31,6 +31,12 @@ DOCS = [
     ("docs", "swagger-ui", "Swagger UI."),
     ("redoc", "redoc", "ReDoc."),
     ("admin", "admin:index", "The admin, for people."),
+    (
+        "capture",
+        "capture",
+        "Save a link from anywhere (signed-in people; the bookmarklet is offered there). "
+        "Items are shared by POST /api/{type}/{id}/share/.",
+    ),
 ]
 MCP = [
     ("content", "mcp-content", "MCP Content server (bookmarks and notes), streamable HTTP."),

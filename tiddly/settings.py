@@ -236,6 +236,11 @@ TIDDLY_REVERT_BATCH = env_int("TIDDLY_REVERT_BATCH", 500, minimum=1)
 # A 409/412's server_state carries the item's content up to this length (SPEC §3.4).
 TIDDLY_CONFLICT_CONTENT_CHARS = env_int("TIDDLY_CONFLICT_CONTENT_CHARS", 100_000, minimum=0)
 
+# Public share pages (SPEC §17.4): requests per client IP per minute for /s/… (a brute-force
+# guesser of tokens meets 429 long before it could matter; 256-bit tokens make it hopeless anyway).
+TIDDLY_SHARE_THROTTLE_PER_MINUTE = env_int("TIDDLY_SHARE_THROTTLE_PER_MINUTE", 60, minimum=1)
+TIDDLY_SHARE_THROTTLE_ENABLED = env_bool("TIDDLY_THROTTLE_ENABLED", True)
+
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
     "TIDDLY_MAX_BODY_BYTES", TIDDLY_MAX_CONTENT_CHARS * 6 + 1_000_000, minimum=1024

@@ -39,6 +39,7 @@ urlpatterns = [
     path("", include("tiddly.oauth.urls")),
     path("api/", include("content.api.portability")),
     path("", include("mcp_bridge.urls")),
+    path("", include("content.pages.urls")),
 ]
 
 

@@ -6,6 +6,6 @@ Split by concern: ``filters``, ``forms`` (validated and saved by the services), 
 ``history`` (the read-only version list). Importing the package registers them.
 """
 
-from content.admin import history, items, saved_filters, tags
+from content.admin import history, items, saved_filters, sharing, tags
 
-__all__ = ["history", "items", "saved_filters", "tags"]
+__all__ = ["history", "items", "saved_filters", "sharing", "tags"]

@@ -37,6 +37,7 @@ from content.admin.filters import StateFilter, TagFilter
 from content.admin.forms import MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
 from content.admin.portability import PortabilityAdminMixin
+from content.admin.sharing import share_selected, unshare_selected
 from content.models import Bookmark, Item, ItemVersion, Note
 from content.queries import ItemRef
 from tiddly.errors import TiddlyError
@@ -59,6 +60,8 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         trash_selected,
         restore_selected,
         delete_permanently,
+        share_selected,
+        unshare_selected,
     )
     readonly_fields = (
         "owner",

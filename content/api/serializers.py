@@ -225,6 +225,11 @@ class ContentMetadataSerializer(serializers.Serializer):
     is_partial = serializers.BooleanField()
 
 
+class ShareLinkOut(serializers.Serializer):
+    url = serializers.URLField(help_text="The public page; append .md for the raw Markdown.")
+    created_at = serializers.DateTimeField()
+
+
 class ItemBaseOut(serializers.Serializer):
     id = serializers.UUIDField()
     type = serializers.CharField()
@@ -238,6 +243,10 @@ class ItemBaseOut(serializers.Serializer):
     last_used_at = serializers.DateTimeField()
     archived_at = serializers.DateTimeField(allow_null=True)
     deleted_at = serializers.DateTimeField(allow_null=True)
+    share = ShareLinkOut(
+        allow_null=True,
+        help_text="The item's public share link (POST …/share/), or null when not shared.",
+    )
 
 
 class RelatedItemOut(serializers.Serializer):

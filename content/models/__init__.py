@@ -26,6 +26,7 @@ from content.models.organise import (
     SortKey,
     SortOrder,
 )
+from content.models.sharing import Share, new_token, share_url, token_digest
 
 __all__ = [
     "VERSIONED_ACTIONS",
@@ -39,10 +40,14 @@ __all__ = [
     "Relationship",
     "RelationshipQuerySet",
     "SavedFilter",
+    "Share",
     "SortKey",
     "SortOrder",
     "Tag",
     "item_indexes",
+    "new_token",
+    "share_url",
     "state_q",
+    "token_digest",
     "unique_among_live",
 ]

@@ -19,6 +19,9 @@ class HistoryAction(models.TextChoices):
     # A link to another item was made or removed (SPEC §12): an event on both ends.
     LINK = "link"
     UNLINK = "unlink"
+    # A public share link was created (or rotated) or removed (SPEC §17.4).
+    SHARE = "share"
+    UNSHARE = "unshare"
 
 
 VERSIONED_ACTIONS = (HistoryAction.CREATE, HistoryAction.UPDATE, HistoryAction.RESTORE)

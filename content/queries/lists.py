@@ -22,8 +22,10 @@ from django.db.models import (
     FloatField,
     Func,
     IntegerField,
+    OuterRef,
     Q,
     QuerySet,
+    Subquery,
     TextField,
     Value,
 )
@@ -32,7 +34,7 @@ from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Su
 from django.utils import timezone
 
 from content import item_types, rules
-from content.models import Item, ItemQuerySet, ItemState, Tag, state_q
+from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
 from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
@@ -219,7 +221,18 @@ def _list_columns(qs: QuerySet, model: type[Item]) -> QuerySet:
         content_length=Length("content"),
         content_head=Substr("content", 1, PREVIEW_CHARS),
         sort_title=_sort_title(model),
+        **_share_columns(model),
     )
+
+
+def _share_columns(model: type[Item]) -> dict[str, Any]:
+    """The item's share link as three columns of the list query (shapes.share_data reads them):
+    correlated lookups on the one-per-item unique index, so no query per item."""
+    link = Share.objects.filter(item_type=model.type_name, item_id=OuterRef("pk"))
+    return {
+        f"share_{column}": Subquery(link.values(column)[:1])
+        for column in ("token", "created_at", "origin")
+    }
 
 
 def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, list[Item]]:

@@ -27,6 +27,7 @@ EXPECTED = {
     "docs": f"{BASE}/api/docs/",
     "redoc": f"{BASE}/api/redoc/",
     "admin": f"{BASE}/admin/",
+    "capture": f"{BASE}/capture/",
     "mcp": {"content": f"{BASE}/mcp/content", "prompts": f"{BASE}/mcp/prompts"},
 }
 

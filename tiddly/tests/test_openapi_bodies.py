@@ -117,8 +117,14 @@ def test_item_endpoint_bodies_match_the_schema(
     check(served_schema, api.get(url + "search/", {"q": "e"}), detail + "search/", "get")
     check(served_schema, api.post(url + "archive/"), detail + "archive/", "post")
     check(served_schema, api.post(url + "unarchive/"), detail + "unarchive/", "post")
+    shared = check(served_schema, api.post(url + "share/"), detail + "share/", "post")
+    check(served_schema, api.post(url + "share/", {"rotate": True}, format="json"),
+          detail + "share/", "post")  # fmt: skip
+    assert check(served_schema, api.get(url), detail, "get")["share"]["url"] != shared["url"]
+    listed = check(served_schema, api.get(f"/api/{kind}/"), f"/api/{kind}/", "get")
+    assert listed["results"][0]["share"] is not None
     history = check(served_schema, api.get(url + "history/"), detail + "history/", "get")
-    assert history["count"] >= 2
+    assert history["count"] >= 4  # create, update, share, share (rotated)
     version = detail + "history/{version}/"
     check(served_schema, api.get(url + "history/1/"), version, "get")
     check(served_schema, api.get(url + "history/2/diff/"), version + "diff/", "get")

@@ -74,6 +74,9 @@ def _item_rules() -> dict[tuple[str, str], Rule]:
             (f"{kind}-history-version", "GET"): read,
             (f"{kind}-history-diff", "GET"): read,
             (f"{kind}-history-restore", "POST"): write,
+            # A public link is a change of the item (a history event, SPEC §17.4).
+            (f"{kind}-share", "POST"): write,
+            (f"{kind}-share", "DELETE"): write,
         }
     prompt_read, prompt_write = (
         Rule("all_of", ("prompts:read",)),

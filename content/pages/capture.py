@@ -1,0 +1,161 @@
+"""Capture from anywhere (SPEC §15): ``/capture/``, its bookmarklet and the web-app manifest.
+
+``/capture/?url=&title=&text=`` is a server-rendered page for any signed-in user (not only staff):
+a form that saves the URL as a bookmark through the create service, or — when the URL is saved
+already — the existing bookmark. Share sheets often put the link in ``text``; the first http(s)
+URL found there is used when ``url`` is empty.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, cast
+from urllib.parse import quote
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from content import rules, services
+from content.errors import UrlConflict
+from content.history import Actor
+from content.models import Bookmark
+from content.pages import web
+from tiddly.errors import TiddlyError, ValidationFailed
+
+CAPTURE_ACTOR = Actor(source="capture-page")
+_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"']+", re.IGNORECASE)
+
+
+def first_url(text: str) -> str:
+    """The first http(s) URL in shared text ("Look at this https://… via App"), trailing
+    sentence punctuation dropped."""
+    found = _URL_IN_TEXT.search(text or "")
+    return found.group(0).rstrip(".,;:!?)]}") if found else ""
+
+
+def bookmarklet(origin: str) -> str:
+    """A ``javascript:`` URL that opens this site's capture page for the current tab."""
+    target = f"{origin}{reverse('capture')}"
+    script = (
+        "(function(){window.open("
+        + json.dumps(target + "?url=")
+        + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title)"
+        + ",'_blank','noopener');})();"
+    )
+    return "javascript:" + quote(script, safe="()';,+=/:?&!*._-~")
+
+
+def origin_of(request: HttpRequest) -> str:
+    from django.conf import settings
+
+    return settings.TIDDLY_PUBLIC_URL or f"{request.scheme}://{request.get_host()}"
+
+
+def _existing(owner: User, url: str) -> Bookmark | None:
+    try:
+        normalized = rules.normalize_url(url)
+    except TiddlyError:
+        return None
+    return (
+        Bookmark.objects.filter(owner=owner, url=normalized, deleted_at__isnull=True)
+        .order_by("created_at")
+        .first()
+    )
+
+
+def _page(
+    request: HttpRequest, template: str, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    context = {
+        **context,
+        "bookmarklet": bookmarklet(origin_of(request)),
+        "manifest": reverse("web-manifest"),
+    }
+    response = render(request, template, context, status=status)
+    return web.harden(response, private=True, referrer="same-origin")
+
+
+def _shown(request: HttpRequest, bookmark: Bookmark, *, saved: bool) -> HttpResponse:
+    admin_url = None
+    if request.user.is_staff:
+        admin_url = reverse("admin:content_bookmark_change", args=[bookmark.pk])
+    context = {"bookmark": bookmark, "saved": saved, "admin_url": admin_url,
+               "tags": bookmark.tag_names()}  # fmt: skip
+    return _page(request, "pages/capture_existing.html", context, status=201 if saved else 200)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def capture_page(request: HttpRequest) -> HttpResponse:
+    owner = cast(User, request.user)
+    source = request.POST if request.method == "POST" else request.GET
+    url = (source.get("url") or "").strip() or first_url(source.get("text") or "")
+    title = (source.get("title") or "").strip()
+    description = (source.get("description") or "").strip()
+    if request.method != "POST" and not description:
+        # What a share sheet sends besides the link becomes the description to start from.
+        text = (source.get("text") or "").strip()
+        description = text if text and text != url else ""
+    form = {"url": url, "title": title, "description": description,
+            "tags": (source.get("tags") or "").strip()}  # fmt: skip
+    if url:
+        existing = _existing(owner, url)
+        if existing is not None:
+            return _shown(request, existing, saved=False)
+    if request.method != "POST":
+        return _page(request, "pages/capture.html", {"form": form, "errors": []})
+    data: dict[str, Any] = {"url": url, "title": title or None,
+                            "description": description or None,
+                            "tags": [t for t in re.split(r"[,\s]+", form["tags"]) if t]}  # fmt: skip
+    try:
+        bookmark = services.create_item(
+            owner=owner, model=Bookmark, data=services.item_fields(data), actor=CAPTURE_ACTOR
+        )
+    except UrlConflict:
+        # Saved meanwhile (another tab, a double submit): show the one that exists.
+        existing = _existing(owner, url)
+        if existing is not None:
+            return _shown(request, existing, saved=False)
+        raise
+    except ValidationFailed as error:
+        return _page(request, "pages/capture.html", {"form": form, "errors": _messages(error)}, 400)
+    except TiddlyError as error:
+        return _page(request, "pages/capture.html", {"form": form, "errors": [error.message]}, 400)
+    return _shown(request, bookmark, saved=True)
+
+
+def _messages(error: ValidationFailed) -> list[str]:
+    fields = error.extra.get("fields")
+    if isinstance(fields, dict):
+        return [f"{name}: {' '.join(map(str, msgs))}" for name, msgs in fields.items()]
+    return [error.message]
+
+
+def manifest(request: HttpRequest) -> HttpResponse:
+    """The web-app manifest: installable (over HTTPS), and a share target for phones' share
+    sheets, which send ``title``, ``text`` and ``url`` to ``/capture/`` by GET."""
+    capture = reverse("capture")
+    body = {
+        "name": "Tiddly",
+        "short_name": "Tiddly",
+        "description": "Save links to your Tiddly bookmarks.",
+        "id": capture,
+        "start_url": capture,
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#f8f8f8",
+        "theme_color": "#264b5d",
+        "icons": [{"src": static("tiddly/favicon.svg"), "sizes": "any", "type": "image/svg+xml"}],
+        "share_target": {
+            "action": capture,
+            "method": "GET",
+            "params": {"title": "title", "text": "text", "url": "url"},
+        },
+    }
+    return HttpResponse(json.dumps(body, indent=2), content_type="application/manifest+json")
