@@ -7,6 +7,7 @@ links) adds its models as a module here and one import line below.
 
 from __future__ import annotations
 
+from content.models.capture import CaptureStatus, PageCapture
 from content.models.history import VERSIONED_ACTIONS, HistoryAction, ItemVersion
 from content.models.items import (
     Bookmark,
@@ -28,6 +29,8 @@ from content.models.organise import (
 )
 
 __all__ = [
+    "CaptureStatus",
+    "PageCapture",
     "VERSIONED_ACTIONS",
     "Bookmark",
     "HistoryAction",
