@@ -11,11 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from content import services
-from content.services import capture
 from content.api import serializers as s
 from content.api.common import actor_for, item_response, owner_of
 from content.models import Bookmark
 from content.queries import ItemRef
+from content.services import capture
 from tiddly.schema import errors
 from tiddly.serializers import validated
 

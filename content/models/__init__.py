@@ -29,16 +29,16 @@ from content.models.organise import (
 )
 
 __all__ = [
-    "CaptureStatus",
-    "PageCapture",
     "VERSIONED_ACTIONS",
     "Bookmark",
+    "CaptureStatus",
     "HistoryAction",
     "Item",
     "ItemQuerySet",
     "ItemState",
     "ItemVersion",
     "Note",
+    "PageCapture",
     "Relationship",
     "RelationshipQuerySet",
     "SavedFilter",

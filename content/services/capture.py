@@ -22,13 +22,13 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from content.services import items as services
+from content.errors import BadState, FieldLimitExceeded
 from content.history import Actor
 from content.models import Bookmark, CaptureStatus, PageCapture
 from content.queries import ItemRef
+from content.services import items as services
 from content.text import page as pages
 from tiddly import outbound
-from content.errors import BadState, FieldLimitExceeded
 from tiddly.errors import ValidationFailed
 from tiddly.tasks import enqueue_on_commit
 
