@@ -79,6 +79,26 @@ def request_capture(*, bookmark: Bookmark, replace_content: bool = False) -> Pag
     return capture
 
 
+def request_captures(*, bookmarks: list[Bookmark]) -> None:
+    """Queue a capture for each of many new bookmarks (an import with capture=true)."""
+    if not enabled() or not bookmarks:
+        return
+    now = timezone.now()
+    rows = [
+        PageCapture(
+            bookmark=b,
+            status=CaptureStatus.PENDING,
+            requested_at=now,
+            base={f: _fingerprint(getattr(b, f)) for f in _FIELDS},
+            token=uuid.uuid4(),
+        )
+        for b in bookmarks
+    ]
+    PageCapture.objects.bulk_create(rows, batch_size=1000)
+    for row in rows:
+        enqueue_on_commit(capture_page, str(row.pk), str(row.token))
+
+
 def check_page_html(page_html: str) -> None:
     if len(page_html) > PAGE_HTML_MAX_CHARS:
         raise FieldLimitExceeded(

@@ -17,6 +17,8 @@ EXPECTED = {
     "content": f"{BASE}/api/content/",
     "tags": f"{BASE}/api/tags/",
     "tokens": f"{BASE}/api/tokens/",
+    "bookmark_preview": f"{BASE}/api/bookmarks/preview/",
+    "bookmark_capture": f"{BASE}/api/bookmarks/{{id}}/capture/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",
     "redoc": f"{BASE}/api/redoc/",
