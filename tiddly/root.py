@@ -73,6 +73,8 @@ class ApiRootView(APIView):
 
         body: dict[str, object] = {key: url(name) for key, name, _ in RESOURCES + DOCS}
         for key, name, _ in TEMPLATES:
-            body[key] = request.build_absolute_uri(unquote(reverse(name, args=["{id}"])))
+            # build_absolute_uri would quote the braces of the placeholder.
+            base = request.build_absolute_uri("/").rstrip("/")
+            body[key] = base + unquote(reverse(name, args=["{id}"]))
         body["mcp"] = {key: url(name) for key, name, _ in MCP}
         return Response(body)
