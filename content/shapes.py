@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, NotRequired, cast, overload
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from typing_extensions import TypedDict
 
 from content.models import Item, Share, share_url
@@ -78,14 +79,28 @@ class _Item(TypedDict):
     content_preview: NotRequired[str | None]
 
 
+class Capture(TypedDict):
+    """A bookmark's page capture (SPEC §15); ``error`` starts with a fixed prefix."""
+
+    status: str
+    requested_at: str
+    finished_at: str | None
+    attempts: int
+    http_status: int | None
+    content_type: str | None
+    final_url: str | None
+    error: str | None
+
+
 class ContentItem(_Item):
     """A bookmark or note as the REST API returns it.
 
     ``content`` and ``content_metadata`` come with full reads; ``content_preview`` with lists and
-    metadata-only reads; ``url`` with bookmarks; ``relationships`` with get_item.
+    metadata-only reads; ``url`` and ``capture`` with bookmarks; ``relationships`` with get_item.
     """
 
     url: NotRequired[str]
+    capture: NotRequired[Capture | None]
     relationships: NotRequired[list[RelatedItem]]
 
 
@@ -357,6 +372,8 @@ def _base(item: Item, content_length: int | None) -> ItemData:
     }
     for name in item.extra_fields:
         data[name] = getattr(item, name)
+    if item.type_name == "bookmark":
+        data["capture"] = capture_data(item)
     data["content_length"] = content_length
     return cast(ItemData, data)
 
@@ -378,6 +395,26 @@ def share_data(item: Item) -> ShareLink | None:
     if token is None:
         return None
     return {"url": share_url(token, origin), "created_at": dt(created_at)}
+
+
+def capture_data(item: Item) -> Capture | None:
+    """The bookmark's ``capture`` (``None``: never asked). Lists prefetch it."""
+    try:
+        capture = item.capture  # type: ignore[attr-defined]
+    except ObjectDoesNotExist:
+        return None
+    if capture is None:
+        return None
+    return {
+        "status": capture.status,
+        "requested_at": dt(capture.requested_at),
+        "finished_at": dt(capture.finished_at),
+        "attempts": capture.attempts,
+        "http_status": capture.http_status,
+        "content_type": capture.content_type or None,
+        "final_url": capture.final_url or None,
+        "error": capture.error or None,
+    }
 
 
 def window_data(window: LineWindow) -> ContentMetadata:

@@ -15,9 +15,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from content import item_types, queries, services, shapes
-from content.models import Bookmark, Item, Note
+from content.models import Item, Note
 from content.queries import ItemRef
 from content.services import Precondition, relationships
+from content.services import capture as capture_service
 from content.services.relationships import End
 from mcp_bridge import calls, shared_tools
 from mcp_bridge import schemas as t
@@ -256,22 +257,36 @@ def create_bookmark(
         str | None, Field(description="Optional text to keep with it (notes, an excerpt).")
     ] = None,
     tags: Annotated[list[str] | None, Field(description="Tags, lowercase and hyphenated.")] = None,
+    capture: Annotated[
+        bool | None,
+        Field(description="false: do not fetch the page. Default: fetched in the background."),
+    ] = None,
+    page_html: Annotated[
+        str | None,
+        Field(
+            description="The page's HTML if you have it (at most 5 000 000 characters): "
+            "its text is extracted at once and nothing is fetched."
+        ),
+    ] = None,
 ) -> shapes.ContentItem:
     """Save a new bookmark (a URL with title, description, tags and optional content).
 
-    The page is not fetched: pass the title and description you know. A URL the user has
-    already saved gives the error url_conflict with existing_id: update that bookmark
-    instead. Returns the created bookmark. To write a note use create_note.
+    Without content, Tiddly fetches the page in the background and fills blank title and
+    description and the content with the page's text as Markdown (capture.status pending, then
+    done, failed or skipped; read it later with get_item). A URL the user has already saved
+    gives the error url_conflict with existing_id: update that bookmark instead. Returns the
+    created bookmark. To write a note use create_note.
     """
     given = {"url": url, "title": title, "description": description, "content": content}
     data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if tags is not None:
         data["tags"] = tags
-    item = services.create_item(
+    item = capture_service.create_bookmark(
         owner=calls.owner(),
-        model=Bookmark,
         data=services.item_fields(data),
         actor=calls.actor(),
+        capture=capture,
+        page_html=page_html,
     )
     return shapes.item_data(item)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers
@@ -25,6 +27,11 @@ RESOURCES = [
     ("skills_export", "prompt-export-skills", "Prompts exported as agent skills (zip)."),
     ("history_revert", "history-revert", "Revert every change made with one token."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
+    ("bookmark_preview", "bookmark-preview", "A page's title and description: GET ?url= (§15)."),
+]
+# Per-item actions: written with an {id} placeholder.
+TEMPLATES = [
+    ("bookmark_capture", "bookmark-capture", "POST: capture a bookmark's page again (§15)."),
 ]
 DOCS = [
     ("schema", "schema", "The OpenAPI 3 schema."),
@@ -52,7 +59,12 @@ McpLinksOut = type("McpLinksOut", (serializers.Serializer,), _links(MCP))
 ApiRootOut = type(
     "ApiRootOut",
     (serializers.Serializer,),
-    {**_links(RESOURCES), **_links(DOCS), "mcp": McpLinksOut(help_text="The two MCP servers.")},
+    {
+        **_links(RESOURCES),
+        **{key: serializers.CharField(help_text=text) for key, _, text in TEMPLATES},
+        **_links(DOCS),
+        "mcp": McpLinksOut(help_text="The two MCP servers."),
+    },
 )
 
 
@@ -72,5 +84,9 @@ class ApiRootView(APIView):
             return request.build_absolute_uri(reverse(name))
 
         body: dict[str, object] = {key: url(name) for key, name, _ in RESOURCES + DOCS}
+        for key, name, _ in TEMPLATES:
+            # build_absolute_uri would quote the braces of the placeholder.
+            base = request.build_absolute_uri("/").rstrip("/")
+            body[key] = base + unquote(reverse(name, args=["{id}"]))
         body["mcp"] = {key: url(name) for key, name, _ in MCP}
         return Response(body)

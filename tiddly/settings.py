@@ -374,3 +374,6 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
     },
 }
+
+# Page capture (SPEC §15): TIDDLY_CAPTURE=0 turns capture off (nothing is fetched or extracted).
+TIDDLY_CAPTURE = env_bool("TIDDLY_CAPTURE", True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
 from django import forms
@@ -32,6 +32,12 @@ from content.admin.actions import (
     restore_selected,
     trash_selected,
     unarchive_selected,
+)
+from content.admin.capture import (
+    CaptureStatusFilter,
+    capture_again,
+    capture_details,
+    capture_status,
 )
 from content.admin.filters import StateFilter, TagFilter
 from content.admin.forms import MONOSPACE, ItemAdminForm
@@ -281,7 +287,33 @@ def _when(moment: datetime | None) -> str:
 @admin.register(Bookmark)
 class BookmarkAdmin(HistoryAdminMixin, ItemAdmin):
     main_fields = ("url", "title", "description", "tags", "content")
-    list_display = ("label", "link", "owner", "state", "tag_list", "updated", "content_length")
+    list_display = cast(
+        Any,
+        (
+            "label",
+            "link",
+            "owner",
+            "state",
+            "tag_list",
+            "updated",
+            "content_length",
+            capture_status,
+        ),
+    )
+    # cast: the base admin's tuples are typed by their length; these add a column each.
+    list_filter = cast(Any, (StateFilter, TagFilter, CaptureStatusFilter))
+    actions = (*ItemAdmin.actions, capture_again)
+    readonly_fields = cast(Any, (*ItemAdmin.readonly_fields, capture_details))
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("capture")
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        return [*fieldsets, ("Capture", {"fields": [capture_details]})]
+
     search_fields = ("title", "description", "url", "content")
     search_help_text = "Searches title, description, URL and content (substring); or an id."
 

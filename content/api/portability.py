@@ -101,6 +101,11 @@ class ImportFormSerializer(serializers.Serializer):
         help_text="An existing bookmark with the same URL (prompt with the same name): keep it "
         "and skip the entry, or update it from the file.",
     )
+    capture = serializers.BooleanField(
+        default=False,
+        help_text="true: fetch the page of every imported bookmark without content in the "
+        "background (page capture). Default false.",
+    )
 
 
 class SkippedOut(serializers.Serializer):
@@ -233,6 +238,7 @@ class ImportView(APIView):
             # History says "import" whatever X-Request-Source says (SPEC §14).
             actor=replace(actor_for(request), source="import"),
             principal=request.auth,
+            capture=form["capture"],
         )
         return Response(report.as_dict())
 

@@ -63,6 +63,52 @@ class NoteUpdateSerializer(ItemWriteSerializer, UpdateMixin):
 
 class BookmarkCreateSerializer(ItemWriteSerializer):
     url = StringField(help_text="http(s) URL, unique among your live bookmarks.")
+    capture = JSONBooleanField(
+        required=False,
+        help_text="false: do not fetch the page. Default: a bookmark created without content is "
+        "captured in the background (capture.status pending, then done/failed/skipped).",
+    )
+    page_html = StringField(
+        required=False,
+        help_text="The page as the browser rendered it (at most 5 000 000 characters): its text "
+        "is extracted at once and nothing is fetched (pages behind a login).",
+    )
+
+
+class CaptureRequestSerializer(StrictSerializer):
+    replace_content = JSONBooleanField(
+        required=False,
+        default=False,
+        help_text="true: replace the current content with the page's text (unless it is "
+        "edited after this request). Default: fill content only when it is empty.",
+    )
+
+
+class PreviewQuerySerializer(serializers.Serializer):
+    url = StringField(help_text="The http(s) URL to preview.")
+
+
+class PreviewOut(serializers.Serializer):
+    url = serializers.CharField()
+    final_url = serializers.CharField()
+    title = serializers.CharField(allow_null=True)
+    description = serializers.CharField(allow_null=True)
+    content_type = serializers.CharField(allow_null=True)
+
+
+class CaptureOut(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["pending", "done", "failed", "skipped"])
+    requested_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    attempts = serializers.IntegerField()
+    http_status = serializers.IntegerField(allow_null=True)
+    content_type = serializers.CharField(allow_null=True)
+    final_url = serializers.CharField(allow_null=True)
+    error = serializers.CharField(
+        allow_null=True,
+        help_text="Why it failed or was skipped; starts with refused:, timed out, HTTP <status>, "
+        "unsupported content type, too many redirects, too large, connection failed:.",
+    )
 
 
 class BookmarkUpdateSerializer(ItemWriteSerializer, UpdateMixin):
@@ -279,6 +325,7 @@ class NoteOut(FullItemOut):
 
 class BookmarkOut(FullItemOut):
     url = serializers.CharField()
+    capture = CaptureOut(allow_null=True, help_text="null: never captured (SPEC §15).")
 
 
 class NoteListItem(ListedItemOut):
@@ -287,12 +334,14 @@ class NoteListItem(ListedItemOut):
 
 class BookmarkListItem(ListedItemOut):
     url = serializers.CharField()
+    capture = CaptureOut(allow_null=True)
 
 
 class ContentListItem(ListedItemOut):
     """An entry of the cross-type list: the common fields plus the type's own (see ``type``)."""
 
     url = serializers.CharField(required=False, help_text="Bookmarks.")
+    capture = CaptureOut(required=False, allow_null=True, help_text="Bookmarks.")
     name = serializers.CharField(required=False, help_text="Prompts.")
     arguments = serializers.ListField(
         child=serializers.DictField(), required=False, help_text="Prompts."

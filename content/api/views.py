@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from content import item_types, queries, services, shapes
 from content.api import serializers as s
+from content.api.capture import BookmarkCaptureActions
 from content.api.common import (
     IF_MATCH,
     SOURCE,
@@ -269,7 +270,7 @@ class NoteViewSet(ItemViewSet):
     s.BookmarkUpdateSerializer,
     "bookmark",
 )
-class BookmarkViewSet(ItemViewSet):
+class BookmarkViewSet(BookmarkCaptureActions, ItemViewSet):
     model = Bookmark
     create_serializer = s.BookmarkCreateSerializer
     update_serializer = s.BookmarkUpdateSerializer

@@ -7,6 +7,7 @@ links) adds its models as a module here and one import line below.
 
 from __future__ import annotations
 
+from content.models.capture import CaptureStatus, PageCapture
 from content.models.history import VERSIONED_ACTIONS, HistoryAction, ItemVersion
 from content.models.items import (
     Bookmark,
@@ -31,12 +32,14 @@ from content.models.sharing import Share, new_token, share_url, token_digest
 __all__ = [
     "VERSIONED_ACTIONS",
     "Bookmark",
+    "CaptureStatus",
     "HistoryAction",
     "Item",
     "ItemQuerySet",
     "ItemState",
     "ItemVersion",
     "Note",
+    "PageCapture",
     "Relationship",
     "RelationshipQuerySet",
     "SavedFilter",

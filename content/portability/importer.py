@@ -46,13 +46,14 @@ from rest_framework import status
 from content import bulk, history, item_types, rules, services
 from content.errors import FieldLimitExceeded
 from content.history import Actor
-from content.models import Item, Tag
+from content.models import Bookmark, Item, Tag
 from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.netscape_records import NetscapeConverter
 from content.portability.records import ImportRecord, ImportSkip
 from content.portability.tiddly_json import TiddlyDocument, read_tiddly_json
 from content.queries import ItemRef, Owner
+from content.services import capture as capture_service
 from content.services import relationships
 from content.services.relationships import End
 from tiddly.errors import TiddlyError
@@ -150,6 +151,7 @@ def import_items(
     actor: Actor | None = None,
     principal: Any = None,
     progress: Progress | None = None,
+    capture: bool = False,
 ) -> ImportReport:
     """Import ``stream`` (bytes) into ``owner``'s account; ``format`` None = detect.
 
@@ -159,6 +161,7 @@ def import_items(
     which may write everything): an entry of a type whose ``<area>:write`` scope it lacks stops
     the import with ``Forbidden``. Raises ``InvalidImport`` (malformed file),
     ``FieldLimitExceeded`` (too big) or ``Forbidden``; in every case nothing is saved.
+    ``capture``: queue a page capture of every created bookmark that has no content.
     """
     limit = max_import_bytes()
     if size is not None and size > limit:
@@ -180,6 +183,8 @@ def import_items(
         for document in documents:
             importer.add_filters(document.filters)
             importer.add_relationships(document.relationships)
+        if capture:
+            capture_service.request_captures(bookmarks=importer.created_bookmarks)
     return report
 
 
@@ -270,6 +275,8 @@ class _Importer:
         self.allowed: set[str] = set()
         # The file's item ids -> (type, id here): the ends of the file's relationships.
         self.ids: dict[str, tuple[str, Any]] = {}
+        # Created bookmarks without content, captured after the import when asked (SPEC §15).
+        self.created_bookmarks: list[Any] = []
 
     def add(self, record: ImportRecord | ImportSkip) -> None:
         if isinstance(record, ImportSkip):
@@ -501,6 +508,8 @@ class _Importer:
         """
         items = [p.item for p in group]
         bulk.insert_objects(model, items)
+        if model is Bookmark:
+            self.created_bookmarks.extend(i for i in items if not i.content)
         for prepared in group:
             self._remember(prepared, prepared.item.pk)
         relation = model.tags.field

@@ -235,6 +235,11 @@ def _share_columns(model: type[Item]) -> dict[str, Any]:
     }
 
 
+def _related(model: type[Item]) -> tuple[str, ...]:
+    # A bookmark's capture rides along with its tags: a list stays a constant number of queries.
+    return ("tags", "capture") if model.type_name == "bookmark" else ("tags",)
+
+
 def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, list[Item]]:
     if not params.includes(model.type_name):
         return 0, []  # the saved filter excludes this type
@@ -242,7 +247,7 @@ def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, 
     total = qs.count()
     page = (
         _list_columns(qs, model)
-        .prefetch_related("tags")
+        .prefetch_related(*_related(model))
         .order_by(*_ordering(params))[params.offset : params.offset + params.limit]
     )
     return total, list(page)
@@ -319,7 +324,9 @@ def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
     loaded: dict[Any, Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
-        qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related("tags")
+        qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related(
+            *_related(model)
+        )
         loaded.update({item.pk: item for item in qs})
     return [loaded[row["id"]] for row in rows if row["id"] in loaded]
 

@@ -23,6 +23,8 @@ EXPECTED = {
     "skills_export": f"{BASE}/api/prompts/export/skills/",
     "history_revert": f"{BASE}/api/history/revert/",
     "tokens": f"{BASE}/api/tokens/",
+    "bookmark_preview": f"{BASE}/api/bookmarks/preview/",
+    "bookmark_capture": f"{BASE}/api/bookmarks/{{id}}/capture/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",
     "redoc": f"{BASE}/api/redoc/",

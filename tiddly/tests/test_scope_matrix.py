@@ -87,6 +87,9 @@ def _item_rules() -> dict[tuple[str, str], Rule]:
         ("prompt-by-name", "PATCH"): prompt_write,
         ("prompt-str-replace-by-name", "PATCH"): prompt_write,
         ("prompt-render", "POST"): prompt_read,  # renders, stores nothing
+        # Page capture (SPEC §15): capturing writes the bookmark; a preview only reads.
+        ("bookmark-capture", "POST"): Rule("all_of", ("content:write",)),
+        ("bookmark-preview", "GET"): Rule("all_of", ("content:read",)),
     }
     return rules
 

@@ -1,0 +1,82 @@
+"""Page capture in the bookmark admin (SPEC §15): status column and filter, "Capture again",
+and the capture (with its error) on the change page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from content.admin.actions import _in_trash, _run_each
+from content.models import Bookmark, CaptureStatus
+from content.services import capture as capture_service
+
+NEVER = "never"
+
+
+class CaptureStatusFilter(admin.SimpleListFilter):
+    title = "capture"
+    parameter_name = "capture"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(NEVER, "never captured"), *CaptureStatus.choices]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value == NEVER:
+            return queryset.filter(capture__isnull=True)
+        if value in CaptureStatus.values:
+            return queryset.filter(capture__status=value)
+        return queryset
+
+
+def _capture(obj: Bookmark) -> Any:
+    try:
+        return obj.capture
+    except ObjectDoesNotExist:
+        return None
+
+
+@admin.display(description="capture", ordering="capture__status")
+def capture_status(obj: Bookmark) -> str:
+    capture = _capture(obj)
+    if capture is None:
+        return "-"
+    if capture.error:
+        return format_html('<span title="{}">{}</span>', capture.error, capture.status)
+    return str(capture.status)
+
+
+@admin.display(description="capture")
+def capture_details(obj: Bookmark) -> str:
+    capture = _capture(obj)
+    if capture is None:
+        return "Never captured. Use the action “Capture again” in the list to fetch the page."
+    return format_html(
+        "<strong>{}</strong> · requested {} · finished {} · attempts {} · HTTP {} · {}<br>"
+        "final URL: {}<br>error: {}",
+        capture.status,
+        capture.requested_at,
+        capture.finished_at or "-",
+        capture.attempts,
+        capture.http_status or "-",
+        capture.content_type or "-",
+        capture.final_url or "-",
+        capture.error or "-",
+    )
+
+
+@admin.action(description="Capture again (fetch the page; fill blank fields)")
+def capture_again(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet) -> None:
+    _run_each(
+        modeladmin,
+        request,
+        queryset,
+        lambda item, ref: capture_service.capture_again(owner=item.owner, ref=ref),
+        done="Capture queued",
+        skip=_in_trash,
+    )

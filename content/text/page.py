@@ -1,0 +1,127 @@
+"""A page's readable text as Markdown, with its title and description (SPEC §15). No Django.
+
+HTML goes through trafilatura (main text with headings, lists, links, tables, code; no navigation,
+banners or scripts), PDFs through pypdf, text/plain and text/markdown are kept as they are; any
+other type is `Unsupported` (a `skipped` capture). A body that claims a type but cannot be read
+as it raises `Unreadable` (a `failed` capture). Both carry an instructional message.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from dataclasses import dataclass
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
+PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
+
+# pypdf and trafilatura log every oddity of a broken file at WARNING; a capture reports its own.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
+
+
+class Unsupported(Exception):
+    """The content type is not one Tiddly extracts text from."""
+
+
+class Unreadable(Exception):
+    """The body could not be read as the type it claims."""
+
+
+@dataclass(frozen=True)
+class Page:
+    title: str | None
+    description: str | None
+    content: str | None
+
+
+def _clean(text: str | None) -> str | None:
+    if text is None:
+        return None
+    text = text.replace("\x00", "").strip()
+    return text or None
+
+
+def _one_line(text: str | None) -> str | None:
+    cleaned = _clean(text)
+    return " ".join(cleaned.split()) if cleaned else None
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    try:
+        return body.decode(charset or "utf-8", errors="replace")
+    except LookupError:  # an unknown charset name
+        return body.decode("utf-8", errors="replace")
+
+
+def _looks_like_html(body: bytes) -> bool:
+    head = body[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def media_kind(content_type: str, body: bytes) -> str:
+    """`html`, `pdf`, `text`, or raise Unsupported."""
+    if content_type in HTML_TYPES or (not content_type and _looks_like_html(body)):
+        return "html"
+    if content_type in PDF_TYPES:
+        return "pdf"
+    if content_type in TEXT_TYPES:
+        return "text"
+    raise Unsupported(f"unsupported content type {content_type or '(none given)'}")
+
+
+def extract(body: bytes, *, content_type: str, charset: str | None = None) -> Page:
+    kind = media_kind(content_type, body)
+    if kind == "pdf":
+        return _pdf(body)
+    if kind == "text":
+        return Page(title=None, description=None, content=_clean(_decode(body, charset)))
+    return extract_html(_decode(body, charset) if charset else body)
+
+
+def _meta(tree: object, xpath: str) -> str | None:
+    found = tree.xpath(xpath)  # type: ignore[attr-defined]
+    for value in found:
+        text = _one_line(str(value))
+        if text:
+            return text
+    return None
+
+
+def extract_html(html: str | bytes) -> Page:
+    import trafilatura
+
+    html = html.replace("\x00", "") if isinstance(html, str) else html.replace(b"\x00", b"")
+    if not html.strip():
+        raise Unreadable("the page is empty: there is no text to keep")
+    tree = trafilatura.load_html(html)
+    if tree is None:
+        raise Unreadable("the page is not readable HTML")
+    title = _meta(tree, "//meta[@property='og:title']/@content") or _meta(tree, "//title/text()")
+    description = _meta(tree, "//meta[@property='og:description']/@content") or _meta(
+        tree, "//meta[@name='description']/@content"
+    )
+    text = trafilatura.extract(
+        tree,
+        output_format="markdown",
+        include_links=True,
+        include_formatting=True,
+        include_tables=True,
+        include_comments=False,
+        include_images=False,
+    )
+    return Page(title=title, description=description, content=_clean(text))
+
+
+def _pdf(body: bytes) -> Page:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(body))
+        texts = [page.extract_text() or "" for page in reader.pages]
+        meta = reader.metadata
+        title = meta.title if meta is not None else None
+    except Exception as exc:  # pypdf raises many kinds on a broken file
+        raise Unreadable(f"not a readable PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return Page(title=_one_line(title), description=None, content=_clean("\n\n".join(texts)))
