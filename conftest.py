@@ -12,6 +12,19 @@ from rest_framework.test import APIClient
 from tiddly.models import ApiToken
 
 
+def pytest_configure(config: Any) -> None:
+    # The default cache is a file cache shared by the server's workers (tiddly/settings.py); each
+    # test process (xdist worker) gets its own directory, so one test's cache.clear() cannot
+    # touch another's throttle counts. Set before anything opens the cache.
+    import tempfile
+
+    from django.conf import settings
+
+    if settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache"):
+        location = tempfile.mkdtemp(prefix="tiddly-test-cache-")
+        settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": location}}
+
+
 @pytest.fixture(autouse=True)
 def _no_throttling(settings: Any) -> None:
     # Throttling has its own tests; elsewhere hundreds of requests must not trip it.

@@ -7,7 +7,9 @@ production and multi-process deployments.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -143,10 +145,26 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
 def _cache() -> dict[str, object]:
+    """Redis with CACHE_URL; otherwise a file cache every worker process on this host shares
+    (SPEC §8: throttles hold across `--workers N`; a per-process memory cache multiplied every
+    limit by N). A file cache rather than Django's database cache table: it needs no table
+    (no `createcachetable` step to forget, nothing for migrations, tests or the bench to set
+    up) and puts no throttle writes on the database, which SQLite serialises. One directory per
+    database, so two instances on one host do not share limits; TIDDLY_CACHE_DIR overrides it.
+    Several hosts need CACHE_URL (as they need a shared database)."""
     url = env_str("CACHE_URL")
     if url:
         return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
-    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tiddly"}
+    db = DATABASES["default"]
+    key = "|".join(str(db.get(k, "")) for k in ("ENGINE", "HOST", "PORT", "NAME"))
+    default_dir = Path(tempfile.gettempdir()) / (
+        "tiddly-cache-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    )
+    return {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env_str("TIDDLY_CACHE_DIR") or str(default_dir),
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
 
 
 CACHES = {"default": _cache()}
