@@ -19,6 +19,8 @@ RESOURCES = [
     ("content", "content-list", "One list over bookmarks, notes and prompts."),
     ("tags", "tag-list", "Your tags with counts."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
+    ("changes", "changes", "The change feed: what changed since a cursor (SPEC §17.1)."),
+    ("webhooks", "webhook-list", "Webhooks: signed POSTs of your changes (SPEC §17.2)."),
 ]
 DOCS = [
     ("schema", "schema", "The OpenAPI 3 schema."),

@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from tiddly.env import env_bool, env_int, env_list, env_str
+from tiddly.env import env_bool, env_int, env_int_list, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -228,6 +228,11 @@ TIDDLY_HISTORY_SNAPSHOT_EVERY = env_int("TIDDLY_HISTORY_SNAPSHOT_EVERY", 200, mi
 # Items one revert-by-token request changes at most (SPEC §6); the caller repeats until
 # "remaining" is 0, so no request runs for long.
 TIDDLY_REVERT_BATCH = env_int("TIDDLY_REVERT_BATCH", 500, minimum=1)
+# Change feed and webhooks (SPEC §17.1, §17.2): how long changes are kept (an older cursor is a
+# 410), how long deliveries are listed, and the retry schedule of a failing delivery (seconds).
+TIDDLY_CHANGES_RETENTION_DAYS = env_int("TIDDLY_CHANGES_RETENTION_DAYS", 90, minimum=1)
+TIDDLY_WEBHOOK_DELIVERY_DAYS = env_int("TIDDLY_WEBHOOK_DELIVERY_DAYS", 30, minimum=1)
+TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30, 120, 600, 3600])
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(

@@ -7,6 +7,7 @@ links) adds its models as a module here and one import line below.
 
 from __future__ import annotations
 
+from content.models.changes import Change, ChangeAction, ChangeLogWatermark
 from content.models.history import VERSIONED_ACTIONS, HistoryAction, ItemVersion
 from content.models.items import (
     Bookmark,
@@ -26,10 +27,15 @@ from content.models.organise import (
     SortKey,
     SortOrder,
 )
+from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 
 __all__ = [
     "VERSIONED_ACTIONS",
     "Bookmark",
+    "Change",
+    "ChangeAction",
+    "ChangeLogWatermark",
+    "DeliveryStatus",
     "HistoryAction",
     "Item",
     "ItemQuerySet",
@@ -42,6 +48,8 @@ __all__ = [
     "SortKey",
     "SortOrder",
     "Tag",
+    "Webhook",
+    "WebhookDelivery",
     "item_indexes",
     "state_q",
     "unique_among_live",
