@@ -281,7 +281,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",
     # The item types (bookmark, note, prompt) wherever a field names one.
-    "ENUM_NAME_OVERRIDES": {"ItemTypeEnum": "content.item_types.type_names"},
+    "ENUM_NAME_OVERRIDES": {
+        "ItemTypeEnum": "content.item_types.type_names",
+        "ChangeActionEnum": "content.models.changes.ChangeAction.values",
+        "HistoryActionEnum": "content.models.history.HistoryAction.values",
+    },
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work
     # offline and run the pinned version that was tested.
     "SWAGGER_UI_DIST": "SIDECAR",

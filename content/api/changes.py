@@ -47,7 +47,11 @@ class ChangeOut(serializers.Serializer):
         allow_null=True, help_text="The history version a created/updated change recorded."
     )
     changed_fields = serializers.ListField(child=serializers.CharField())
-    source = serializers.CharField(help_text="The history source (api, admin, mcp-content, …).")
+    # ``source`` is also a Field attribute: declared through locals() so the typed attribute of
+    # the base class is not shadowed.
+    locals()["source"] = serializers.CharField(
+        help_text="The history source (api, admin, mcp-content, import, capture, revert, …)."
+    )
     at = serializers.DateTimeField()
 
 

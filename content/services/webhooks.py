@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -64,8 +65,15 @@ def _check_lists(events: Sequence[str] | None, types: Sequence[str] | None) -> N
         raise ValidationFailed(problems)
 
 
+def _uuid(value: Any) -> uuid.UUID:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound("No such webhook among yours. List them at /api/webhooks/.") from None
+
+
 def get_webhook(owner: Any, webhook_id: Any) -> Webhook:
-    webhook = Webhook.objects.filter(owner=owner, pk=webhook_id).first()
+    webhook = Webhook.objects.filter(owner=owner, pk=_uuid(webhook_id)).first()
     if webhook is None:
         raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
     return webhook
@@ -88,7 +96,8 @@ def create_webhook(
 
 @transaction.atomic
 def update_webhook(*, owner: Any, webhook_id: Any, data: dict[str, Any]) -> Webhook:
-    webhook = Webhook.objects.select_for_update().filter(owner=owner, pk=webhook_id).first()
+    found = Webhook.objects.select_for_update().filter(owner=owner, pk=_uuid(webhook_id))
+    webhook = found.first()
     if webhook is None:
         raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
     _check_lists(data.get("events"), data.get("types"))

@@ -17,6 +17,8 @@ EXPECTED = {
     "content": f"{BASE}/api/content/",
     "tags": f"{BASE}/api/tags/",
     "tokens": f"{BASE}/api/tokens/",
+    "changes": f"{BASE}/api/changes/",
+    "webhooks": f"{BASE}/api/webhooks/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",
     "redoc": f"{BASE}/api/redoc/",
