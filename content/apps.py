@@ -22,3 +22,5 @@ class ContentConfig(AppConfig):
 
     def ready(self) -> None:
         connection_created.connect(_register_sqlite_functions)
+        # Webhooks listen to the change log (a change fans out to the owner's webhooks).
+        from content.services import webhooks  # noqa: F401

@@ -128,3 +128,10 @@ class PreconditionFailed(StaleItem):
             "If-Match does not match the item's current ETag: it changed since you loaded it. "
             "Nothing was saved. Re-read it (server_state holds the current version) and retry.",
         )
+
+
+class CursorExpired(TiddlyError):
+    """A change-feed cursor older than the oldest change kept (SPEC §17.1)."""
+
+    status_code = HTTPStatus.GONE
+    code = "cursor_expired"

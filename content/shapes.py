@@ -336,6 +336,26 @@ class Link(TypedDict):
 # --- builders -----------------------------------------------------------------------------------
 
 
+class ChangeData(TypedDict):
+    """One change of the feed (SPEC §17.1)."""
+
+    cursor: str
+    type: str
+    id: str
+    name: NotRequired[str]
+    action: str
+    version: int | None
+    changed_fields: list[str]
+    source: str
+    at: str
+
+
+class ChangeFeed(TypedDict):
+    changes: list[ChangeData]
+    next_cursor: str
+    has_more: bool
+
+
 @overload
 def dt(value: datetime) -> str: ...
 @overload

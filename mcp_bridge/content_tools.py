@@ -10,11 +10,12 @@ to use it rather than its neighbour, and an example. ``list_tags``, ``list_filte
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
 from content import item_types, queries, services, shapes
+from content.history import changes as changelog
 from content.models import Item, Note
 from content.queries import ItemRef
 from content.services import Precondition, relationships
@@ -365,6 +366,33 @@ def restore_item_version(
     return shared_tools.restore_result(item, version)
 
 
+def get_changes(
+    since: Annotated[
+        str | None,
+        Field(
+            description="next_cursor from your previous get_changes (or a change's cursor); "
+            "omit to start from the oldest change kept."
+        ),
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=500, description="Changes per call, 1-500.")] = 100,
+) -> shapes.ChangeFeed:
+    """What changed in the user's bookmarks and notes since a cursor, oldest first: created,
+    updated, archived, unarchived, deleted (trash), restored, purged, linked, unlinked.
+
+    Keep next_cursor and pass it as since next time: you will see every change exactly once.
+    has_more true means call again at once. Returns {changes: [{cursor, type, id, action,
+    version, changed_fields, source, at}], next_cursor, has_more}. A cursor older than the
+    retention is cursor_expired: start again without since.
+    """
+    feed = changelog.feed_body(
+        owner_id=calls.owner().pk,
+        since=since,
+        types=list(calls.current().server.types),
+        limit=limit,
+    )
+    return cast(shapes.ChangeFeed, feed)
+
+
 def create_relationship(
     source_type: t.AnyItemType,
     source_id: t.ItemId,
@@ -449,3 +477,4 @@ def register(server: TiddlyServer) -> None:
         description=GET_CONTEXT,
     )
     server.add_tool(create_relationship, title="Link two items", annotations=LINK)
+    server.add_tool(get_changes, title="What changed since a cursor", annotations=READ)

@@ -49,3 +49,14 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def env_int_list(name: str, default: list[int]) -> list[int]:
+    """Comma-separated non-negative integers (e.g. a retry schedule in seconds)."""
+    try:
+        numbers = [int(part) for part in env_list(name, [str(n) for n in default])]
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be comma-separated integers") from None
+    if any(n < 0 for n in numbers):
+        raise ImproperlyConfigured(f"{name} must not hold negative numbers, got {numbers}")
+    return numbers

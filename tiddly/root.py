@@ -28,6 +28,8 @@ RESOURCES = [
     ("history_revert", "history-revert", "Revert every change made with one token."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
     ("bookmark_preview", "bookmark-preview", "A page's title and description: GET ?url= (§15)."),
+    ("changes", "changes", "The change feed: what changed since a cursor (SPEC §17.1)."),
+    ("webhooks", "webhook-list", "Webhooks: signed POSTs of your changes (SPEC §17.2)."),
 ]
 # Per-item actions: written with an {id} placeholder.
 TEMPLATES = [

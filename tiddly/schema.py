@@ -19,6 +19,7 @@ _DESCRIPTIONS = {
     409: "conflict (stale expected_updated_at; server_state holds the current item), "
     "name_conflict or url_conflict (existing_id), tag_in_use (filters: [{id, name}]).",
     412: "precondition_failed: stale If-Match (server_state holds the current item).",
+    410: "cursor_expired: the changes after this cursor were removed by retention; resync.",
     429: "throttled (Retry-After header).",
 }
 

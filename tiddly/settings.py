@@ -15,7 +15,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from tiddly.env import env_bool, env_int, env_list, env_str
+from tiddly.env import env_bool, env_int, env_int_list, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -258,6 +258,11 @@ TIDDLY_CONFLICT_CONTENT_CHARS = env_int("TIDDLY_CONFLICT_CONTENT_CHARS", 100_000
 # guesser of tokens meets 429 long before it could matter; 256-bit tokens make it hopeless anyway).
 TIDDLY_SHARE_THROTTLE_PER_MINUTE = env_int("TIDDLY_SHARE_THROTTLE_PER_MINUTE", 60, minimum=1)
 TIDDLY_SHARE_THROTTLE_ENABLED = env_bool("TIDDLY_THROTTLE_ENABLED", True)
+# Change feed and webhooks (SPEC §17.1, §17.2): how long changes are kept (an older cursor is a
+# 410), how long deliveries are listed, and the retry schedule of a failing delivery (seconds).
+TIDDLY_CHANGES_RETENTION_DAYS = env_int("TIDDLY_CHANGES_RETENTION_DAYS", 90, minimum=1)
+TIDDLY_WEBHOOK_DELIVERY_DAYS = env_int("TIDDLY_WEBHOOK_DELIVERY_DAYS", 30, minimum=1)
+TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30, 120, 600, 3600])
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
@@ -306,7 +311,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",
     # The item types (bookmark, note, prompt) wherever a field names one.
-    "ENUM_NAME_OVERRIDES": {"ItemTypeEnum": "content.item_types.type_names"},
+    "ENUM_NAME_OVERRIDES": {
+        "ItemTypeEnum": "content.item_types.type_names",
+        "ChangeActionEnum": "content.models.changes.ChangeAction.values",
+        "HistoryActionEnum": "content.models.history.HistoryAction.values",
+    },
     # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: the docs work
     # offline and run the pinned version that was tested.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -3,10 +3,12 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from content.api.changes import ChangesView
 from content.api.filters import FilterViewSet
 from content.api.relationships import RelationshipViewSet
 from content.api.revert import RevertView
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
+from content.api.webhooks import WebhookViewSet
 
 router = SimpleRouter()
 router.register("bookmarks", BookmarkViewSet, basename="bookmark")
@@ -15,8 +17,10 @@ router.register("content", ContentViewSet, basename="content")
 router.register("tags", TagViewSet, basename="tag")
 router.register("filters", FilterViewSet, basename="filter")
 router.register("relationships", RelationshipViewSet, basename="relationship")
+router.register("webhooks", WebhookViewSet, basename="webhook")
 
 urlpatterns = [
     path("history/revert/", RevertView.as_view(), name="history-revert"),
+    path("changes/", ChangesView.as_view(), name="changes"),
     *router.urls,
 ]

@@ -31,6 +31,7 @@ from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from content import bulk, item_types
+from content.history import changes as changelog
 from content.history.codec import Patch, apply_patch, make_patch
 from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
@@ -102,6 +103,7 @@ def record_version(
         if _needs_snapshot(item.content, number, chain, len(row.content_patch)):
             row.content_snapshot = item.content
     row.save(force_insert=True)
+    changelog.record_changes([_change(item, action, actor.source, number, row.changed_fields)])
     if number % PRUNE_EVERY == 0:
         prune_item(item.type_name, item.pk, latest=number)
     return row
@@ -136,9 +138,17 @@ def record_created_versions(
         row.created_at = at or item.updated_at
         rows.append(row)
     bulk.insert_objects(ItemVersion, rows)
+    changelog.record_changes(
+        [
+            _change(item, HistoryAction.CREATE, actor.source, 1, row.changed_fields)
+            for item, row in zip(items, rows, strict=True)
+        ]
+    )
 
 
 def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:
+    if action in changelog.CHANGE_OF_HISTORY_ACTION:
+        changelog.record_changes([_change(item, action, actor.source, None, [])])
     row = history_row(item, actor, action=action, version=None, tag_names=None)
     row.save(force_insert=True)
     return row
@@ -161,8 +171,25 @@ def history_row(
     )
 
 
-def erase(item: Item) -> None:
+def erase(item: Item, *, source: str = "api") -> None:
+    """Erase the item's history (a permanent delete); the change feed keeps a ``purged``."""
     item_versions(item).delete()
+    changelog.record_changes([_change(item, changelog.PURGED, source, None, [])])
+
+
+def _change(
+    item: Item, action: str, source: str, version: int | None, changed_fields: list[str]
+) -> changelog.ChangeRecord:
+    return changelog.ChangeRecord(
+        owner_id=item.owner_id,
+        item_type=item.type_name,
+        item_id=item.pk,
+        action=changelog.CHANGE_OF_HISTORY_ACTION.get(action, action),
+        name=getattr(item, item.name_field) if item.name_field else None,
+        version=version,
+        changed_fields=changed_fields,
+        source=source,
+    )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ links) adds its models as a module here and one import line below.
 from __future__ import annotations
 
 from content.models.capture import CaptureStatus, PageCapture
+from content.models.changes import Change, ChangeAction, ChangeLogWatermark
 from content.models.history import VERSIONED_ACTIONS, HistoryAction, ItemVersion
 from content.models.items import (
     Bookmark,
@@ -28,11 +29,16 @@ from content.models.organise import (
     SortOrder,
 )
 from content.models.sharing import Share, new_token, share_url, token_digest
+from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 
 __all__ = [
     "VERSIONED_ACTIONS",
     "Bookmark",
     "CaptureStatus",
+    "Change",
+    "ChangeAction",
+    "ChangeLogWatermark",
+    "DeliveryStatus",
     "HistoryAction",
     "Item",
     "ItemQuerySet",
@@ -47,6 +53,8 @@ __all__ = [
     "SortKey",
     "SortOrder",
     "Tag",
+    "Webhook",
+    "WebhookDelivery",
     "item_indexes",
     "new_token",
     "share_url",

@@ -25,6 +25,8 @@ EXPECTED = {
     "tokens": f"{BASE}/api/tokens/",
     "bookmark_preview": f"{BASE}/api/bookmarks/preview/",
     "bookmark_capture": f"{BASE}/api/bookmarks/{{id}}/capture/",
+    "changes": f"{BASE}/api/changes/",
+    "webhooks": f"{BASE}/api/webhooks/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",
     "redoc": f"{BASE}/api/redoc/",

@@ -22,6 +22,7 @@ from rest_framework.test import APIClient
 from content import services
 from content.history import Actor
 from content.item_types import model_for
+from content.models import Webhook
 from content.services import create_item, relationships
 from content.services.relationships import End
 from tiddly.models import ApiToken
@@ -128,6 +129,15 @@ RULES: dict[tuple[str, str], Rule] = {
     ("relationship-detail", "DELETE"): Rule("all_of", ("content:write",)),
     # A revert touches only the areas the caller may write.
     ("history-revert", "POST"): ANY_WRITE,
+    ("changes", "GET"): ANY_READ,
+    # A webhook sends data out: every method needs a write scope (SPEC §17.2).
+    ("webhook-list", "GET"): ANY_WRITE,
+    ("webhook-list", "POST"): ANY_WRITE,
+    ("webhook-detail", "GET"): ANY_WRITE,
+    ("webhook-detail", "PATCH"): ANY_WRITE,
+    ("webhook-detail", "DELETE"): ANY_WRITE,
+    ("webhook-deliveries", "GET"): ANY_WRITE,
+    ("webhook-ping", "POST"): ANY_WRITE,
     ("prompt-export-skills", "GET"): Rule("all_of", ("prompts:read",)),
 }
 
@@ -203,6 +213,9 @@ def world(owner: Any) -> dict[str, Any]:
         target=End("bookmark", bookmark.pk),
         description=None,
         actor=Actor("test"),
+    )
+    made["webhook"] = Webhook.objects.create(
+        owner=owner, url="https://example.com/hook", secret="whsec_AAAA"
     )
     return made
 

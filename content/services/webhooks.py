@@ -1,0 +1,327 @@
+"""Webhooks (SPEC §17.2): managing them, fanning changes out, delivering signed events.
+
+A change recorded inside a write's transaction becomes one ``WebhookDelivery`` row per matching
+active webhook, in that same transaction (so a rolled-back write sends nothing); the attempts run
+after commit, outside any request (``deliver``), at least once: a delivery that has not been seen
+through to an answer stays pending and is tried again. Every attempt of one delivery carries the
+same ``webhook-id`` and body, signed afresh with its own timestamp.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.dispatch import receiver
+from django.utils import timezone
+from django_tasks import task
+
+from content import item_types
+from content.history import changes as changelog
+from content.models.changes import Change, ChangeAction
+from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
+from content.shapes import metadata_item_data
+from tiddly import outbound, standard_webhooks
+from tiddly.errors import NotFound, ValidationFailed
+from tiddly.tasks import enqueue_on_commit
+
+DELIVERY_TIMEOUT_SECONDS = 10.0
+DISABLE_AFTER_FAILURES = 10
+MAX_RESPONSE_BYTES = 64 * 1024
+PING = "ping"
+
+
+# --- managing -------------------------------------------------------------------------------------
+
+
+def _check_url(url: str) -> None:
+    try:
+        outbound.check_url(url)
+    except outbound.OutboundError as exc:
+        raise ValidationFailed({"url": [exc.reason]}) from None
+
+
+def _check_lists(events: Sequence[str] | None, types: Sequence[str] | None) -> None:
+    problems: dict[str, list[str]] = {}
+    unknown = sorted(set(events or ()) - set(ChangeAction.values))
+    if unknown:
+        problems["events"] = [
+            f"Unknown event(s) {', '.join(unknown)}. Valid: {', '.join(ChangeAction.values)} "
+            "(empty = all)."
+        ]
+    unknown = sorted(set(types or ()) - set(item_types.type_names()))
+    if unknown:
+        problems["types"] = [
+            f"Unknown type(s) {', '.join(unknown)}. Valid: {', '.join(item_types.type_names())} "
+            "(empty = all)."
+        ]
+    if problems:
+        raise ValidationFailed(problems)
+
+
+def _uuid(value: Any) -> uuid.UUID:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound("No such webhook among yours. List them at /api/webhooks/.") from None
+
+
+def get_webhook(owner: Any, webhook_id: Any) -> Webhook:
+    webhook = Webhook.objects.filter(owner=owner, pk=_uuid(webhook_id)).first()
+    if webhook is None:
+        raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
+    return webhook
+
+
+@transaction.atomic
+def create_webhook(
+    *, owner: Any, url: str, events: Sequence[str] = (), types: Sequence[str] = ()
+) -> Webhook:
+    _check_lists(events, types)
+    _check_url(url)
+    return Webhook.objects.create(
+        owner=owner,
+        url=url,
+        secret=standard_webhooks.new_secret(),
+        events=list(dict.fromkeys(events)),
+        types=list(dict.fromkeys(types)),
+    )
+
+
+@transaction.atomic
+def update_webhook(*, owner: Any, webhook_id: Any, data: dict[str, Any]) -> Webhook:
+    found = Webhook.objects.select_for_update().filter(owner=owner, pk=_uuid(webhook_id))
+    webhook = found.first()
+    if webhook is None:
+        raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
+    _check_lists(data.get("events"), data.get("types"))
+    if "url" in data and data["url"] != webhook.url:
+        _check_url(data["url"])
+        webhook.url = data["url"]
+    for field in ("events", "types"):
+        if field in data:
+            setattr(webhook, field, list(dict.fromkeys(data[field])))
+    if data.get("active") is True:
+        webhook.active, webhook.failure_count, webhook.disabled_reason = True, 0, None
+    elif data.get("active") is False:
+        webhook.active = False
+    webhook.save()
+    return webhook
+
+
+def delete_webhook(*, owner: Any, webhook_id: Any) -> None:
+    get_webhook(owner, webhook_id).delete()
+
+
+@transaction.atomic
+def send_ping(*, owner: Any, webhook_id: Any) -> WebhookDelivery:
+    webhook = get_webhook(owner, webhook_id)
+    delivery = WebhookDelivery.objects.create(webhook=webhook, event=PING)
+    _schedule([delivery.pk])
+    return delivery
+
+
+# --- fan-out --------------------------------------------------------------------------------------
+
+
+@receiver(changelog.changes_recorded)
+def fan_out(sender: Any, changes: Sequence[Change], **kwargs: Any) -> None:
+    """Queue one delivery per change and matching active webhook (inside the write's
+    transaction: a write that rolls back sends nothing)."""
+    owners = {change.owner_id for change in changes}
+    hooks = list(Webhook.objects.filter(owner_id__in=owners, active=True))
+    if not hooks:
+        return
+    rows = [
+        WebhookDelivery(
+            webhook=hook,
+            change=change,
+            event=f"item.{change.action}",
+        )
+        for change in changes
+        for hook in hooks
+        if hook.owner_id == change.owner_id and hook.wants(change)
+    ]
+    WebhookDelivery.objects.bulk_create(rows)
+    _schedule([row.pk for row in rows])
+
+
+def _schedule(delivery_ids: list[Any], delay: float = 0) -> None:
+    """Queue one attempt per delivery when the transaction commits (never inside a request)."""
+    for delivery_id in delivery_ids:
+        enqueue_on_commit(deliver_task, str(delivery_id), delay=delay)
+
+
+@task()
+def deliver_task(delivery_id: str) -> None:
+    """The queue's entry point: one attempt (idempotent; see ``deliver``)."""
+    deliver(delivery_id)
+
+
+# --- delivering -----------------------------------------------------------------------------------
+
+
+def _body(delivery: WebhookDelivery) -> str:
+    if delivery.event == PING:
+        payload: dict[str, Any] = {"webhook_id": str(delivery.webhook_id)}
+        at = delivery.created_at
+    else:
+        change = delivery.change
+        if change is None:
+            raise LookupError("the change of this delivery is gone")
+        payload = changelog.change_body(change.owner_id, change)
+        delivery.change_cursor = payload["cursor"]
+        payload["item"] = _item(change)
+        at = change.at
+    stamp = at.isoformat().replace("+00:00", "Z")
+    return json.dumps({"type": delivery.event, "timestamp": stamp, "data": payload})
+
+
+def _item(change: Change) -> dict[str, Any] | None:
+    if change.action == ChangeAction.PURGED:
+        return None
+    model = item_types.model_for(change.item_type)
+    item = model.objects.filter(pk=change.item_id, owner_id=change.owner_id).first()
+    return dict(metadata_item_data(item)) if item is not None else None
+
+
+def _start(delivery_id: Any) -> tuple[WebhookDelivery, Webhook] | None:
+    """Claim an attempt: the body fixed, the attempt counted (committed before the request goes
+    out, so a worker killed mid-request leaves a pending row that is tried again)."""
+    with transaction.atomic():
+        delivery = (
+            WebhookDelivery.objects.select_for_update()
+            .select_related("webhook", "change")
+            .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+            .first()
+        )
+        if delivery is None:
+            return None
+        if not delivery.webhook.active:
+            _finish(delivery, ok=False, code=None, error="the webhook is disabled")
+            return None
+        if delivery.body is None:
+            try:
+                delivery.body = _body(delivery)
+            except LookupError as exc:
+                _finish(delivery, ok=False, code=None, error=str(exc), final=True)
+                return None
+        delivery.attempts += 1
+        delivery.save(update_fields=["body", "change_cursor", "attempts"])
+        return delivery, delivery.webhook
+
+
+def deliver(delivery_id: Any) -> str:
+    """One attempt of one delivery (idempotent: a delivered or failed one is left alone).
+    Returns the delivery's status afterwards."""
+    claimed = _start(delivery_id)
+    if claimed is None:
+        return "skipped"
+    delivery, webhook = claimed
+    body = (delivery.body or "").encode()
+    headers = standard_webhooks.headers(webhook.secret, delivery.message_id, int(time.time()), body)
+    code: int | None = None
+    try:
+        response = outbound.fetch(
+            webhook.url,
+            method="POST",
+            headers=headers,
+            body=body,
+            follow_redirects=False,
+            max_bytes=MAX_RESPONSE_BYTES,
+            timeout=DELIVERY_TIMEOUT_SECONDS,
+        )
+    except outbound.OutboundError as exc:
+        error: str | None = exc.reason
+    else:
+        code = response.status
+        error = None if 200 <= code < 300 else _http_error(code)
+    with transaction.atomic():
+        locked = WebhookDelivery.objects.select_for_update().select_related("webhook")
+        current = locked.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).first()
+        if current is None:
+            return "skipped"
+        return _finish(current, ok=error is None, code=code, error=error)
+
+
+def _http_error(code: int) -> str:
+    if 300 <= code < 400:
+        return f"HTTP {code} (redirects are not followed: point the webhook at the final URL)"
+    return f"HTTP {code}"
+
+
+def _finish(
+    delivery: WebhookDelivery, *, ok: bool, code: int | None, error: str | None, final: bool = False
+) -> str:
+    delivery.last_status_code, delivery.last_error = code, error
+    webhook = Webhook.objects.select_for_update().get(pk=delivery.webhook_id)
+    delays = settings.TIDDLY_WEBHOOK_RETRY_DELAYS
+    if ok:
+        delivery.status, delivery.next_attempt_at = DeliveryStatus.DELIVERED, None
+        webhook.failure_count = 0
+    elif not final and webhook.active and delivery.attempts <= len(delays):
+        wait = delays[delivery.attempts - 1]
+        delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait)
+        _schedule([delivery.pk], delay=wait)
+    else:
+        delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
+        webhook.failure_count += 1
+        if webhook.failure_count >= DISABLE_AFTER_FAILURES and webhook.active:
+            webhook.active = False
+            webhook.disabled_reason = (
+                f"Disabled after {webhook.failure_count} consecutive failed deliveries (last: "
+                f"{error}). Fix the receiver, then PATCH active: true."
+            )
+    delivery.save()
+    webhook.save(update_fields=["failure_count", "active", "disabled_reason"])
+    return str(delivery.status)
+
+
+def prune_deliveries() -> int:
+    cutoff = timezone.now() - timedelta(days=settings.TIDDLY_WEBHOOK_DELIVERY_DAYS)
+    deleted, _ = WebhookDelivery.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
+
+
+def recent_deliveries(webhook: Webhook) -> list[WebhookDelivery]:
+    return list(webhook.deliveries.order_by("-created_at", "-id")[:100])
+
+
+def webhook_body(webhook: Webhook, *, with_secret: bool = False) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(webhook.id),
+        "url": webhook.url,
+        "events": list(webhook.events),
+        "types": list(webhook.types),
+        "active": webhook.active,
+        "failure_count": webhook.failure_count,
+        "disabled_reason": webhook.disabled_reason,
+        "created_at": webhook.created_at.isoformat().replace("+00:00", "Z"),
+    }
+    if with_secret:
+        body["secret"] = webhook.secret
+    return body
+
+
+def delivery_body(delivery: WebhookDelivery) -> dict[str, Any]:
+    def stamp(value: Any) -> str | None:
+        return value.isoformat().replace("+00:00", "Z") if value else None
+
+    return {
+        "id": str(delivery.id),
+        "webhook_id": str(delivery.webhook_id),
+        "change_cursor": delivery.change_cursor,
+        "event": delivery.event,
+        "status": delivery.status,
+        "attempts": delivery.attempts,
+        "last_status_code": delivery.last_status_code,
+        "last_error": delivery.last_error,
+        "next_attempt_at": stamp(delivery.next_attempt_at),
+        "created_at": stamp(delivery.created_at),
+    }
