@@ -22,3 +22,5 @@ class ContentConfig(AppConfig):
 
     def ready(self) -> None:
         connection_created.connect(_register_sqlite_functions)
+        # Registers the meaning index's task as the listener of history's marks (SPEC §16).
+        import content.services.search_index  # noqa: F401

@@ -123,3 +123,10 @@ class PreconditionFailed(StaleItem):
             "If-Match does not match the item's current ETag: it changed since you loaded it. "
             "Nothing was saved. Re-read it (server_state holds the current version) and retry.",
         )
+
+
+class SearchUnavailable(TiddlyError):
+    """Search by meaning was asked for while the embedding provider is off or down (SPEC §16)."""
+
+    status_code = HTTPStatus.SERVICE_UNAVAILABLE
+    code = "search_unavailable"

@@ -18,6 +18,7 @@ RESOURCES = [
     ("prompts", "prompt-list", "Prompt templates."),
     ("content", "content-list", "One list over bookmarks, notes and prompts."),
     ("tags", "tag-list", "Your tags with counts."),
+    ("search", "search", "Find items by keyword, by meaning or both (?q=&mode=hybrid)."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
 ]
 DOCS = [

@@ -20,6 +20,7 @@ _DESCRIPTIONS = {
     "name_conflict or url_conflict (existing_id), tag_in_use (filters: [{id, name}]).",
     412: "precondition_failed: stale If-Match (server_state holds the current item).",
     429: "throttled (Retry-After header).",
+    503: "search_unavailable: the embedding provider is off or down (use mode=keyword).",
 }
 
 

@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from content.api.filters import FilterViewSet
 from content.api.relationships import RelationshipViewSet
 from content.api.revert import RevertView
+from content.api.search import SearchStatusView, SearchView
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
 
 router = SimpleRouter()
@@ -18,5 +19,7 @@ router.register("relationships", RelationshipViewSet, basename="relationship")
 
 urlpatterns = [
     path("history/revert/", RevertView.as_view(), name="history-revert"),
+    path("search/", SearchView.as_view(), name="search"),
+    path("search/status/", SearchStatusView.as_view(), name="search-status"),
     *router.urls,
 ]

@@ -32,6 +32,7 @@ from content.api.common import (
     str_replace_response,
 )
 from content.api.history import HistoryActions, history_schemas
+from content.api.meaning import MeaningActions
 from content.models import Bookmark, Item, Note, Tag
 from content.queries import ItemRef
 from content.text.replace import Edit
@@ -136,7 +137,7 @@ def item_schema(
     )
 
 
-class ItemViewSet(HistoryActions):
+class ItemViewSet(MeaningActions, HistoryActions):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
     scope_area: str = "content"  # tiddly.scopes.HasScope: content:read / content:write

@@ -31,6 +31,7 @@ from django.db.models import F, Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from content import bulk, item_types
+from content.history import search_marks
 from content.history.codec import Patch, apply_patch, make_patch
 from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
@@ -102,6 +103,7 @@ def record_version(
         if _needs_snapshot(item.content, number, chain, len(row.content_patch)):
             row.content_snapshot = item.content
     row.save(force_insert=True)
+    search_marks.mark([item])
     if number % PRUNE_EVERY == 0:
         prune_item(item.type_name, item.pk, latest=number)
     return row
@@ -136,6 +138,7 @@ def record_created_versions(
         row.created_at = at or item.updated_at
         rows.append(row)
     bulk.insert_objects(ItemVersion, rows)
+    search_marks.mark(items)
 
 
 def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:
@@ -163,6 +166,7 @@ def history_row(
 
 def erase(item: Item) -> None:
     item_versions(item).delete()
+    search_marks.erase(item.type_name, item.pk)
 
 
 @dataclass(frozen=True)

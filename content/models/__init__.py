@@ -26,6 +26,7 @@ from content.models.organise import (
     SortKey,
     SortOrder,
 )
+from content.models.search import SearchChunk, SearchDirty, SearchGeneration
 
 __all__ = [
     "VERSIONED_ACTIONS",
@@ -39,6 +40,9 @@ __all__ = [
     "Relationship",
     "RelationshipQuerySet",
     "SavedFilter",
+    "SearchChunk",
+    "SearchDirty",
+    "SearchGeneration",
     "SortKey",
     "SortOrder",
     "Tag",

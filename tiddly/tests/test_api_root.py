@@ -16,6 +16,7 @@ EXPECTED = {
     "prompts": f"{BASE}/api/prompts/",
     "content": f"{BASE}/api/content/",
     "tags": f"{BASE}/api/tags/",
+    "search": f"{BASE}/api/search/",
     "tokens": f"{BASE}/api/tokens/",
     "schema": f"{BASE}/api/schema/",
     "docs": f"{BASE}/api/docs/",

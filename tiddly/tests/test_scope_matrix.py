@@ -69,6 +69,8 @@ def _item_rules() -> dict[tuple[str, str], Rule]:
             # Recording that an item was used is part of reading it (as MCP prompts/get).
             (f"{kind}-track-usage", "POST"): read,
             (f"{kind}-search", "GET"): read,
+            (f"{kind}-related", "GET"): read,
+            (f"{kind}-suggestions", "GET"): read,
             (f"{kind}-str-replace", "PATCH"): write,
             (f"{kind}-history", "GET"): read,
             (f"{kind}-history-version", "GET"): read,
@@ -122,6 +124,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("relationship-detail", "DELETE"): Rule("all_of", ("content:write",)),
     # A revert touches only the areas the caller may write.
     ("history-revert", "POST"): ANY_WRITE,
+    ("search", "GET"): ANY_READ,
+    ("search-status", "GET"): ANY_READ,
     ("prompt-export-skills", "GET"): Rule("all_of", ("prompts:read",)),
 }
 
