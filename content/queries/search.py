@@ -12,12 +12,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from content import item_types
 from content.errors import SearchUnavailable
-from content.models import Item
+from content.models import Item, Tag
 from content.models.search import SearchChunk, SearchDirty
 from content.queries import lists as queries
 from content.queries import semantic
@@ -80,6 +82,7 @@ def search(
 
 
 def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
+    params = replace(params, q=tolerant_query(owner, types, params.q))
     union = queries._union(owner, types, replace(params, sort_by="relevance", sort_order="desc"))
     if union is None:
         return []
@@ -91,6 +94,55 @@ def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) ->
         Ranked(kind, pk, float(rank) if rank else (n - i) / max(n, 1), keyword=True)
         for i, (kind, pk, rank) in enumerate(ranked)
     ]
+
+
+def tolerant_query(owner: Any, types: list[str], q: str) -> str:
+    """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
+    nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
+    tags. Costs a query only when a word is missing, which a correct query never is."""
+    out = q
+    for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
+        if _occurs(owner, types, word):
+            continue
+        near = _nearest_word(owner, types, word.lower())
+        if near is not None:
+            out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
+    return out
+
+
+def _occurs(owner: Any, types: list[str], word: str) -> bool:
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        condition = Q()
+        for name in model.search_fields:
+            condition |= Q(**{f"{name}__icontains": word})
+        if queries.owned(owner, model).filter(condition).exists():
+            return True
+    return False
+
+
+def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
+    vocabulary: set[str] = set()
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        for title, description in queries.owned(owner, model).values_list("title", "description"):
+            vocabulary.update(
+                w.lower() for w in _WORDS.findall(f"{title or ''} {description or ''}")
+            )
+    vocabulary.update(
+        w.lower()
+        for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
+        for w in _WORDS.findall(name)
+    )
+    best: tuple[float, str] | None = None
+    for candidate in vocabulary:
+        if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
+            continue
+        close = Levenshtein.distance(word, candidate, score_cutoff=1) <= 1
+        similarity = fuzz.ratio(word, candidate) / 100
+        if (close or similarity >= 0.8) and (best is None or similarity > best[0]):
+            best = (similarity, candidate)
+    return best[1] if best else None
 
 
 def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:

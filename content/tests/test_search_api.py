@@ -152,3 +152,13 @@ def test_edit_replaces_vectors_and_permanent_delete_leaves_none(api: Any) -> Non
     assert api.delete(f"/api/notes/{pk}/", QUERY_STRING="permanent=true").status_code == 204
     assert not SearchChunk.objects.filter(item_id=pk).exists()
     assert not SearchDirty.objects.filter(item_id=pk).exists()
+
+
+def test_a_misspelt_word_finds_its_near_word(api: Any) -> None:
+    pk = make_note(api, "Kubernetes upgrade checklist", "drain, upgrade, uncordon")
+    make_note(api, "Sourdough", "bread")
+    index()
+    for mode in ("keyword", "hybrid"):
+        assert search(api, "kubernets", mode=mode)["results"][0]["id"] == pk, mode
+    assert search(api, "kubernets upgrade", mode="keyword")["count"] == 1
+    assert search(api, "zzzzzzzz", mode="keyword")["count"] == 0
