@@ -23,4 +23,6 @@ class ContentConfig(AppConfig):
     def ready(self) -> None:
         connection_created.connect(_register_sqlite_functions)
         # Webhooks listen to the change log (a change fans out to the owner's webhooks).
+        # Registers the meaning index's task as the listener of history's marks (SPEC §16).
+        import content.services.search_index  # noqa: F401
         from content.services import webhooks  # noqa: F401

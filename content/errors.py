@@ -135,3 +135,10 @@ class CursorExpired(TiddlyError):
 
     status_code = HTTPStatus.GONE
     code = "cursor_expired"
+
+
+class SearchUnavailable(TiddlyError):
+    """Search by meaning was asked for while the embedding provider is off or down (SPEC §16)."""
+
+    status_code = HTTPStatus.SERVICE_UNAVAILABLE
+    code = "search_unavailable"

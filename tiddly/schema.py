@@ -21,6 +21,7 @@ _DESCRIPTIONS = {
     412: "precondition_failed: stale If-Match (server_state holds the current item).",
     410: "cursor_expired: the changes after this cursor were removed by retention; resync.",
     429: "throttled (Retry-After header).",
+    503: "search_unavailable: the embedding provider is off or down (use mode=keyword).",
 }
 
 

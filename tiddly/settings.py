@@ -264,6 +264,20 @@ TIDDLY_CHANGES_RETENTION_DAYS = env_int("TIDDLY_CHANGES_RETENTION_DAYS", 90, min
 TIDDLY_WEBHOOK_DELIVERY_DAYS = env_int("TIDDLY_WEBHOOK_DELIVERY_DAYS", 30, minimum=1)
 TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30, 120, 600, 3600])
 
+# Finding by meaning (SPEC §16): "local" (wordllama's shipped model, no network), "openai" (any
+# OpenAI-compatible /v1/embeddings endpoint of the operator's) or "off".
+TIDDLY_EMBEDDINGS = env_str("TIDDLY_EMBEDDINGS") or "local"
+if TIDDLY_EMBEDDINGS not in ("local", "openai", "off"):
+    raise ImproperlyConfigured("TIDDLY_EMBEDDINGS must be local, openai or off")
+TIDDLY_EMBEDDINGS_URL = env_str("TIDDLY_EMBEDDINGS_URL") or "http://127.0.0.1:11434/v1"
+TIDDLY_EMBEDDINGS_MODEL = env_str("TIDDLY_EMBEDDINGS_MODEL") or "nomic-embed-text"
+TIDDLY_EMBEDDINGS_API_KEY = env_str("TIDDLY_EMBEDDINGS_API_KEY")
+# Where the local model's shipped files are copied for its loader (default: a temp folder).
+TIDDLY_EMBEDDINGS_CACHE = env_str("TIDDLY_EMBEDDINGS_CACHE")
+# Items indexed per batch, and the wait before retrying when the provider is down.
+TIDDLY_EMBEDDINGS_BATCH = env_int("TIDDLY_EMBEDDINGS_BATCH", 64, minimum=1)
+TIDDLY_EMBEDDINGS_RETRY_SECONDS = env_int("TIDDLY_EMBEDDINGS_RETRY_SECONDS", 30, minimum=1)
+
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
     "TIDDLY_MAX_BODY_BYTES", TIDDLY_MAX_CONTENT_CHARS * 6 + 1_000_000, minimum=1024

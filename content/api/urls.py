@@ -7,6 +7,7 @@ from content.api.changes import ChangesView
 from content.api.filters import FilterViewSet
 from content.api.relationships import RelationshipViewSet
 from content.api.revert import RevertView
+from content.api.search import SearchStatusView, SearchView
 from content.api.views import BookmarkViewSet, ContentViewSet, NoteViewSet, TagViewSet
 from content.api.webhooks import WebhookViewSet
 
@@ -22,5 +23,7 @@ router.register("webhooks", WebhookViewSet, basename="webhook")
 urlpatterns = [
     path("history/revert/", RevertView.as_view(), name="history-revert"),
     path("changes/", ChangesView.as_view(), name="changes"),
+    path("search/", SearchView.as_view(), name="search"),
+    path("search/status/", SearchStatusView.as_view(), name="search-status"),
     *router.urls,
 ]

@@ -33,6 +33,7 @@ from content.api.common import (
     str_replace_response,
 )
 from content.api.history import HistoryActions, history_schemas
+from content.api.meaning import MeaningActions
 from content.api.sharing import ShareActions
 from content.models import Bookmark, Item, Note, Tag
 from content.queries import ItemRef
@@ -138,7 +139,7 @@ def item_schema(
     )
 
 
-class ItemViewSet(ShareActions, HistoryActions):
+class ItemViewSet(ShareActions, MeaningActions, HistoryActions):
     """CRUD, lifecycle and the agent editing actions for one item type."""
 
     scope_area: str = "content"  # tiddly.scopes.HasScope: content:read / content:write

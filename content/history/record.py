@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from content import bulk, item_types
 from content.history import changes as changelog
+from content.history import search_marks
 from content.history.codec import Patch, apply_patch, make_patch
 from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
@@ -104,6 +105,7 @@ def record_version(
             row.content_snapshot = item.content
     row.save(force_insert=True)
     changelog.record_changes([_change(item, action, actor.source, number, row.changed_fields)])
+    search_marks.mark([item])
     if number % PRUNE_EVERY == 0:
         prune_item(item.type_name, item.pk, latest=number)
     return row
@@ -144,6 +146,7 @@ def record_created_versions(
             for item, row in zip(items, rows, strict=True)
         ]
     )
+    search_marks.mark(items)
 
 
 def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:
@@ -175,6 +178,7 @@ def erase(item: Item, *, source: str = "api") -> None:
     """Erase the item's history (a permanent delete); the change feed keeps a ``purged``."""
     item_versions(item).delete()
     changelog.record_changes([_change(item, changelog.PURGED, source, None, [])])
+    search_marks.erase(item.type_name, item.pk)
 
 
 def _change(

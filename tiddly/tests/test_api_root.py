@@ -22,6 +22,7 @@ EXPECTED = {
     "import": f"{BASE}/api/import/",
     "skills_export": f"{BASE}/api/prompts/export/skills/",
     "history_revert": f"{BASE}/api/history/revert/",
+    "search": f"{BASE}/api/search/",
     "tokens": f"{BASE}/api/tokens/",
     "bookmark_preview": f"{BASE}/api/bookmarks/preview/",
     "bookmark_capture": f"{BASE}/api/bookmarks/{{id}}/capture/",

@@ -70,6 +70,8 @@ def _item_rules() -> dict[tuple[str, str], Rule]:
             # Recording that an item was used is part of reading it (as MCP prompts/get).
             (f"{kind}-track-usage", "POST"): read,
             (f"{kind}-search", "GET"): read,
+            (f"{kind}-related", "GET"): read,
+            (f"{kind}-suggestions", "GET"): read,
             (f"{kind}-str-replace", "PATCH"): write,
             (f"{kind}-history", "GET"): read,
             (f"{kind}-history-version", "GET"): read,
@@ -138,6 +140,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("webhook-detail", "DELETE"): ANY_WRITE,
     ("webhook-deliveries", "GET"): ANY_WRITE,
     ("webhook-ping", "POST"): ANY_WRITE,
+    ("search", "GET"): ANY_READ,
+    ("search-status", "GET"): ANY_READ,
     ("prompt-export-skills", "GET"): Rule("all_of", ("prompts:read",)),
 }
 

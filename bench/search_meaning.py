@@ -1,0 +1,242 @@
+"""Finding by meaning (SPEC §16): reindex time, semantic/hybrid p50 and RSS above idle.
+
+In-process (no HTTP: the rows time the search code itself, not the web stack) on a fresh
+database: a temporary SQLite file, or ``--database-url postgres://…`` (database ``tiddly_bench_search``
+is dropped and recreated). Builds ``--notes`` notes of 1-2 KB and ``--big`` notes of
+``--big-lines`` lines of ~60 characters with bulk inserts, indexes them with the real configured
+provider (``reindex``), then runs ``--queries`` searches per mode. ``--synthetic N`` also times the
+ranking kernel alone on N random int8 chunk vectors (the size the full corpus would have).
+
+    python bench/search_meaning.py --notes 10000 --big 10 --big-lines 100000
+    python bench/search_meaning.py --database-url postgres://postgres@127.0.0.1:5432/postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+WORDS = [
+    "cluster",
+    "node",
+    "upgrade",
+    "drain",
+    "kubelet",
+    "bread",
+    "flour",
+    "oven",
+    "starter",
+    "tax",
+    "return",
+    "receipt",
+    "deduction",
+    "garden",
+    "tomato",
+    "water",
+    "compost",
+    "marathon",
+    "interval",
+    "mileage",
+    "taper",
+    "guitar",
+    "chord",
+    "strum",
+    "fret",
+    "coffee",
+    "espresso",
+    "grind",
+    "tamp",
+    "backup",
+    "restore",
+    "archive",
+    "cat",
+    "kitten",
+    "vet",
+    "python",
+    "wheel",
+    "package",
+    "deploy",
+    "invoice",
+    "budget",
+    "travel",
+    "flight",
+    "hotel",
+    "meeting",
+    "agenda",
+    "minutes",
+    "review",
+    "design",
+    "sketch",
+    "paint",
+]
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def text(rng: random.Random, chars: int) -> str:
+    out, n = [], 0
+    while n < chars:
+        line = " ".join(rng.choice(WORDS) for _ in range(9))[:59]
+        out.append(line)
+        n += len(line) + 1
+        if rng.random() < 0.15:
+            out.append("")
+    return "\n".join(out)
+
+
+def setup_db(url: str | None) -> None:
+    if url:
+        import psycopg
+
+        base = url.rsplit("/", 1)[0]
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS tiddly_bench_search")
+            conn.execute("CREATE DATABASE tiddly_bench_search")
+        os.environ["DATABASE_URL"] = f"{base}/tiddly_bench_search"
+    else:
+        os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def p50(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--database-url")
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--big", type=int, default=10)
+    ap.add_argument("--big-lines", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--synthetic", type=int, default=380_000)
+    args = ap.parse_args()
+    setup_db(args.database_url)
+    idle = rss_mb()
+
+    from django.contrib.auth import get_user_model
+
+    from content.models import Note
+    from content.queries import lists, search, semantic
+    from content.queries.embeddings import provider
+    from content.services import search_index
+
+    user = get_user_model().objects.create_user("bench", password="x")
+    rng = random.Random(7)
+    t = time.perf_counter()
+    Note.objects.bulk_create(
+        [
+            Note(
+                owner=user,
+                title=f"Note {i} {rng.choice(WORDS)}",
+                content=text(rng, rng.randint(1000, 2000)),
+            )
+            for i in range(args.notes)
+        ],
+        batch_size=1000,
+    )
+    print(f"insert {args.notes} notes: {time.perf_counter() - t:.1f}s")
+    search_index.mark_all(owner_id=user.pk)
+    t = time.perf_counter()
+    report = search_index.index_pending(owner_id=user.pk)
+    small = time.perf_counter() - t
+    print(
+        f"reindex {report.items} notes ({report.chunks} chunks): {small:.1f}s  [{provider().model}]"
+    )
+    for i in range(args.big):
+        Note.objects.create(owner=user, title=f"Log {i}", content=text(rng, args.big_lines * 60))
+    search_index.mark_all(owner_id=user.pk)  # marks all; only the big ones are new
+    from content.models.search import SearchDirty
+
+    SearchDirty.objects.filter(
+        item_id__in=Note.objects.filter(title__startswith="Note ").values("id")
+    ).delete()
+    t = time.perf_counter()
+    report = search_index.index_pending(owner_id=user.pk)
+    print(
+        f"index {args.big} notes of {args.big_lines} lines ({report.chunks} chunks): {time.perf_counter() - t:.1f}s"
+    )
+    from content.models.search import SearchChunk
+
+    total = SearchChunk.objects.filter(owner=user).count()
+    before = rss_mb()
+    params = lists.ListParams(limit=20)
+    queries = [
+        "upgrade the cluster nodes",
+        "baking bread at home",
+        "tax receipts",
+        "guitar practice",
+        "restore a backup",
+        "marathon taper weeks",
+    ]
+    for mode in ("semantic", "hybrid", "keyword"):
+        samples = []
+        for n in range(args.queries):
+            q = queries[n % len(queries)]
+            t = time.perf_counter()
+            search.search(user, ["note"], lists.ListParams(q=q, limit=20), mode=mode)
+            samples.append(time.perf_counter() - t)
+        print(
+            f"{mode:8s} p50 {p50(samples):7.1f} ms over {total} chunks (first {samples[0] * 1000:.0f} ms)"
+        )
+    print(
+        f"RSS: idle {idle:.0f} MB, before searches {before:.0f} MB, after {rss_mb():.0f} MB "
+        f"(+{rss_mb() - idle:.0f} MB above idle; includes the model and the bench's own data)"
+    )
+    del params
+    if args.synthetic:
+        import numpy as np
+
+        rng_np = np.random.default_rng(0)
+        n = args.synthetic
+        index = semantic.OwnerIndex(
+            generation=0,
+            model="x",
+            vectors=rng_np.integers(-127, 128, size=(n, 256), dtype=np.int8),
+            scales=np.full(n, 1 / 127 / 16, np.float32),
+            item_of=(np.arange(n) // 38).astype(np.int32),
+            field=np.ones(n, np.int8),
+            start_line=np.ones(n, np.int32),
+            end_line=np.ones(n, np.int32),
+            start_char=np.zeros(n, np.int64),
+            items=[("note", i) for i in range(n // 38 + 1)],
+        )
+        index.mean = semantic._mean(index.vectors)
+        index.sketch = semantic._sketch_rows(index.vectors, index.mean)
+        samples = []
+        for _ in range(args.queries):
+            q = rng_np.standard_normal(256).astype(np.float32)
+            q /= np.linalg.norm(q)
+            t = time.perf_counter()
+            semantic.item_ranking(index, q)
+            samples.append(time.perf_counter() - t)
+        print(
+            f"ranking kernel on {n} synthetic chunks: p50 {p50(samples):.1f} ms; matrix "
+            f"{index.vectors.nbytes / 2**20:.0f} MB + sketch {index.sketch.nbytes / 2**20:.0f} MB"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Marking items for the meaning index (SPEC §16), where every recorded change passes.
+
+``record_version``/``record_created_versions`` call ``mark`` in the write's transaction: an
+upserted ``SearchDirty`` row, and on commit the listeners run (``content.services.search_index``
+registers the one that enqueues its indexing task — this layer sits below services, so it is told
+rather than importing it). A permanent delete erases the item's vectors with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from content.models import Item
+from content.models.search import SearchChunk, SearchDirty, SearchGeneration
+
+_listeners: list[Callable[[], None]] = []
+
+
+def on_marked(listener: Callable[[], None]) -> None:
+    """Run ``listener`` after each transaction that marked items commits (registered once)."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def _notify() -> None:
+    for listener in _listeners:
+        listener()
+
+
+def mark_dirty(*, owner_id: Any, item_type: str, item_ids: Iterable[Any]) -> None:
+    now = timezone.now()
+    rows = [
+        SearchDirty(owner_id=owner_id, item_type=item_type, item_id=i, marked_at=now)
+        for i in item_ids
+    ]
+    if not rows:
+        return
+    SearchDirty.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["item_id", "item_type"],
+        update_fields=["marked_at"],
+        batch_size=500,
+    )
+    transaction.on_commit(_notify)
+
+
+def mark(items: Sequence[Item]) -> None:
+    """Mark ``items`` (any owners and types) for indexing."""
+    by_key: dict[tuple[Any, str], list[Any]] = {}
+    for item in items:
+        by_key.setdefault((item.owner_id, item.type_name), []).append(item.pk)
+    for (owner_id, type_name), ids in by_key.items():
+        mark_dirty(owner_id=owner_id, item_type=type_name, item_ids=ids)
+
+
+def erase(item_type: str, item_id: Any) -> None:
+    """A permanent delete: the item's vectors and mark go with it, in its transaction."""
+    chunks = SearchChunk.objects.filter(item_id=item_id, item_type=item_type)
+    owners = set(chunks.values_list("owner_id", flat=True)[:1])
+    chunks.delete()
+    SearchDirty.objects.filter(item_id=item_id, item_type=item_type).delete()
+    for owner_id in owners:
+        bump(owner_id)
+
+
+def bump(owner_id: Any) -> None:
+    """The owner's vectors changed: processes must reload their matrix."""
+    updated = SearchGeneration.objects.filter(owner_id=owner_id).update(
+        generation=F("generation") + 1
+    )
+    if not updated:
+        SearchGeneration.objects.get_or_create(owner_id=owner_id, defaults={"generation": 1})

@@ -1,0 +1,55 @@
+"""``manage.py reindex [--user NAME] [--restart]``: rebuild the meaning index (SPEC §16).
+
+Marks every item (of one user, or all) for indexing and indexes them with a progress bar. It is
+resumable: an interrupted run leaves the rest marked, and the next run continues with those
+instead of marking everything again (``--restart`` does mark everything again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from content.models.search import SearchDirty
+from content.queries.embeddings import provider
+from content.services import search_index
+
+
+class Command(BaseCommand):
+    help = "Rebuild the vectors used to find items by meaning (resumable)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--user", help="Only this user's items (username).")
+        parser.add_argument(
+            "--restart", action="store_true", help="Mark every item again, even mid-run."
+        )
+        parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        owner_id = None
+        if options["user"]:
+            user = get_user_model().objects.filter(username=options["user"]).first()
+            if user is None:
+                raise CommandError(f"No user named {options['user']!r}.")
+            owner_id = user.pk
+        pending = SearchDirty.objects.all()
+        if owner_id is not None:
+            pending = pending.filter(owner_id=owner_id)
+        if options["restart"] or not pending.exists():
+            search_index.mark_all(owner_id=owner_id)
+        else:
+            self.stdout.write("Resuming: items still marked from an earlier run.")
+        total = pending.count()
+        with tqdm(total=total, unit="item", disable=options["no_progress"]) as bar:
+            report = search_index.index_pending(owner_id=owner_id, progress=bar.update)
+        if report.unavailable:
+            raise CommandError(
+                f"Provider unavailable after {report.items} items: {report.unavailable}. "
+                "Run reindex again to resume."
+            )
+        self.stdout.write(
+            f"Indexed {report.items} items into {report.chunks} chunks with {provider().model}."
+        )

@@ -1,0 +1,77 @@
+"""What finding by meaning stores (SPEC §16): chunk vectors, the items waiting to be indexed and a
+per-owner generation that tells a process its in-memory index is stale.
+
+Vectors are int8-quantised (one byte per dimension plus a float scale): 256 bytes for the local
+model instead of 1 KB of float32, so ~380 000 chunks take ~100 MB in a process, and cosine
+rankings lose well under 1 % (each row is scaled to its own largest component).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class SearchChunk(models.Model):
+    """One embedded piece of an item: the header (title, description, tags, url/name) or a
+    content chunk with its 1-based inclusive line range."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    item_type = models.CharField(max_length=10)
+    item_id = models.UUIDField()
+    seq = models.PositiveIntegerField()
+    field = models.CharField(max_length=8)
+    start_line = models.PositiveIntegerField(null=True)
+    end_line = models.PositiveIntegerField(null=True)
+    # Where the chunk starts in the content (0-based): a snippet is cut in SQL, never by loading
+    # a 10 MB note.
+    start_char = models.PositiveIntegerField(default=0)
+    # Vectors of different models are never compared: searches load only the current model's.
+    model = models.CharField(max_length=200)
+    vector = models.BinaryField()
+    scale = models.FloatField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "model"], name="searchchunk_owner_model"),
+            models.Index(fields=["item_id", "item_type"], name="searchchunk_item"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_type} {self.item_id} #{self.seq}"
+
+
+class SearchDirty(models.Model):
+    """An item whose vectors are out of date; the indexing task removes the row once done (unless
+    the item was marked again meanwhile: ``marked_at`` moved on)."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    item_type = models.CharField(max_length=10)
+    item_id = models.UUIDField()
+    marked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item_id", "item_type"], name="searchdirty_one_per_item"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_type} {self.item_id} (dirty)"
+
+
+class SearchGeneration(models.Model):
+    """Bumped whenever an owner's vectors change: one primary-key read tells a process whether its
+    cached matrix is still current."""
+
+    owner = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    generation = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.owner_id}: {self.generation}"

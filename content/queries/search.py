@@ -1,0 +1,349 @@
+"""``/api/search/``: keyword, semantic and hybrid rankings with match locations (SPEC §16).
+
+The keyword leg is §3.3's ``q`` list (every query word must match), ranked by relevance; the
+semantic leg ranks the owner's items passing the same filters by their best chunk's cosine (its
+best ``SEMANTIC_DEPTH``); ``hybrid`` fuses both by reciprocal rank fusion (k = 60). ``match``
+points at the best place: a keyword hit where the query's words occur, else the best chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db.models import F, Q, Value
+from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from content import item_types
+from content.errors import SearchUnavailable
+from content.models import Item, Tag
+from content.models.search import SearchChunk, SearchDirty
+from content.queries import lists as queries
+from content.queries import semantic
+from content.queries.embeddings import ProviderUnavailable, provider
+from content.queries.semantic import ChunkHit
+
+RRF_K = 60
+KEYWORD_DEPTH = 1_000
+SEMANTIC_DEPTH = 100
+CANDIDATES = 2_000  # semantic items checked against the filters before keeping the best 100
+SNIPPET = 300
+_WORDS = re.compile(r"\w+")
+
+
+@dataclass
+class Ranked:
+    item_type: str
+    item_id: Any
+    score: float
+    hit: ChunkHit | None = None
+    keyword: bool = False
+
+
+def query_words(q: str) -> list[str]:
+    return list(dict.fromkeys(w.lower() for w in _WORDS.findall(q)))
+
+
+def search(
+    owner: Any, types: list[str], params: queries.ListParams, *, mode: str
+) -> dict[str, Any]:
+    """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
+    degraded = False
+    keyword: list[Ranked] = []
+    meaning: list[Ranked] = []
+    if mode in ("keyword", "hybrid"):
+        keyword = keyword_ranking(owner, types, params)
+    if mode in ("semantic", "hybrid"):
+        try:
+            meaning = semantic_ranking(owner, types, params)
+        except ProviderUnavailable as exc:
+            if mode == "semantic":
+                raise SearchUnavailable(
+                    f"Search by meaning is unavailable: {exc}. Use mode=keyword or retry later."
+                ) from exc
+            degraded = True
+    if mode == "keyword" or degraded:
+        ranked = keyword
+    elif mode == "semantic":
+        ranked = meaning
+    else:
+        ranked = fuse(keyword, meaning)
+    page = ranked[params.offset : params.offset + params.limit]
+    out: dict[str, Any] = {
+        "results": results(owner, page, query_words(params.q)),
+        "count": len(ranked),
+    }
+    if degraded:
+        out["degraded"] = True
+    return out
+
+
+def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
+    params = replace(params, q=tolerant_query(owner, types, params.q))
+    union = queries._union(owner, types, replace(params, sort_by="relevance", sort_order="desc"))
+    if union is None:
+        return []
+    rows = union.order_by(*queries._ordering(replace(params, sort_by="relevance")))
+    ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:KEYWORD_DEPTH]]
+    n = len(ranked)
+    # Relevance on SQLite is 0 for every hit: the score falls back to the rank position.
+    return [
+        Ranked(kind, pk, float(rank) if rank else (n - i) / max(n, 1), keyword=True)
+        for i, (kind, pk, rank) in enumerate(ranked)
+    ]
+
+
+def tolerant_query(owner: Any, types: list[str], q: str) -> str:
+    """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
+    nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
+    tags. Costs a query only when a word is missing, which a correct query never is."""
+    out = q
+    for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
+        if _occurs(owner, types, word):
+            continue
+        near = _nearest_word(owner, types, word.lower())
+        if near is not None:
+            out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
+    return out
+
+
+def _occurs(owner: Any, types: list[str], word: str) -> bool:
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        condition = Q()
+        for name in model.search_fields:
+            condition |= Q(**{f"{name}__icontains": word})
+        if queries.owned(owner, model).filter(condition).exists():
+            return True
+    return False
+
+
+def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
+    vocabulary: set[str] = set()
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        for title, description in queries.owned(owner, model).values_list("title", "description"):
+            vocabulary.update(
+                w.lower() for w in _WORDS.findall(f"{title or ''} {description or ''}")
+            )
+    vocabulary.update(
+        w.lower()
+        for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
+        for w in _WORDS.findall(name)
+    )
+    best: tuple[float, str] | None = None
+    for candidate in vocabulary:
+        if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
+            continue
+        close = Levenshtein.distance(word, candidate, score_cutoff=1) <= 1
+        similarity = fuzz.ratio(word, candidate) / 100
+        if (close or similarity >= 0.8) and (best is None or similarity > best[0]):
+            best = (similarity, candidate)
+    return best[1] if best else None
+
+
+def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
+    embedder = provider()
+    vector = embedder.embed([params.q])[0]
+    index = semantic.owner_index(owner.pk, embedder.model)
+    hits = [h for h in semantic.item_ranking(index, vector) if h.item_type in types]
+    hits = hits[:CANDIDATES]
+    allowed = _passing(owner, hits, replace(params, q=""))
+    kept = [h for h in hits if (h.item_type, h.item_id) in allowed][:SEMANTIC_DEPTH]
+    return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept]
+
+
+def _passing(owner: Any, hits: list[ChunkHit], params: queries.ListParams) -> set[tuple[str, Any]]:
+    """Which of the hit items pass the list filters (views, tags, saved filter)."""
+    by_type: dict[str, list[Any]] = {}
+    for h in hits:
+        by_type.setdefault(h.item_type, []).append(h.item_id)
+    allowed: set[tuple[str, Any]] = set()
+    for type_name, ids in by_type.items():
+        if not params.includes(type_name):
+            continue
+        model = item_types.model_for(type_name)
+        qs = queries._filtered(owner, model, params).filter(pk__in=ids)
+        allowed.update((type_name, pk) for pk in qs.values_list("pk", flat=True))
+    return allowed
+
+
+def fuse(keyword: list[Ranked], meaning: list[Ranked]) -> list[Ranked]:
+    """Reciprocal rank fusion, k = 60; ties broken by the semantic score."""
+    fused: dict[tuple[str, Any], Ranked] = {}
+    for rank, r in enumerate(keyword, start=1):
+        fused[(r.item_type, r.item_id)] = Ranked(
+            r.item_type, r.item_id, 1 / (RRF_K + rank), keyword=True
+        )
+    semantic_score: dict[tuple[str, Any], float] = {}
+    for rank, r in enumerate(meaning, start=1):
+        key = (r.item_type, r.item_id)
+        semantic_score[key] = r.score
+        entry = fused.setdefault(key, Ranked(r.item_type, r.item_id, 0.0))
+        entry.score += 1 / (RRF_K + rank)
+        entry.hit = r.hit
+    return sorted(
+        fused.values(),
+        key=lambda r: (-r.score, -semantic_score.get((r.item_type, r.item_id), -2.0)),
+    )
+
+
+# --- match locations ----------------------------------------------------------------------------
+
+
+def results(owner: Any, page: list[Ranked], words: list[str]) -> list[dict[str, Any]]:
+    items = _load(owner, page)
+    out = []
+    for r in page:
+        item = items.get((r.item_type, r.item_id))
+        if item is None:
+            continue
+        row: dict[str, Any] = {"type": r.item_type, "id": str(r.item_id), "title": item.title}
+        if r.item_type == "bookmark":
+            row["url"] = getattr(item, "url", None)
+        name_field = type(item).name_field
+        if name_field:
+            row["name"] = getattr(item, name_field)
+        row["score"] = round(r.score, 6)
+        row["match"] = match_for(item, r, words)
+        out.append(row)
+    return out
+
+
+def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
+    by_type: dict[str, list[Any]] = {}
+    for r in page:
+        by_type.setdefault(r.item_type, []).append(r.item_id)
+    out: dict[tuple[str, Any], Item] = {}
+    for type_name, ids in by_type.items():
+        model = item_types.model_for(type_name)
+        qs = model.objects.filter(owner=owner, pk__in=ids).defer("content").prefetch_related("tags")
+        for item in qs:
+            out[(type_name, item.pk)] = item
+    return out
+
+
+def match_for(item: Item, r: Ranked, words: list[str]) -> dict[str, Any]:
+    header = _header_match(item, words)
+    if header is not None and (r.keyword or r.hit is None or r.hit.field == "header"):
+        return header
+    if r.keyword and words and (r.hit is None or r.hit.field == "header"):
+        found = _content_match(item, words)
+        if found is not None:
+            return found
+    if r.hit is not None and r.hit.field == "content":
+        return _chunk_match(item, r.hit, words)
+    if header is not None:
+        return header
+    field = "title" if item.title else "description" if item.description else "title"
+    return _field_match(field, getattr(item, field) or "", words)
+
+
+def _header_fields(item: Item) -> list[tuple[str, str]]:
+    fields = [("title", item.title or ""), ("description", item.description or "")]
+    fields.append(("tags", " ".join(sorted(t.name for t in item.tags.all()))))
+    if hasattr(item, "url"):
+        fields.append(("url", item.url or ""))
+    name_field = type(item).name_field
+    if name_field:
+        fields.append(("name", getattr(item, name_field) or ""))
+    return fields
+
+
+def _header_match(item: Item, words: list[str]) -> dict[str, Any] | None:
+    for field, text in _header_fields(item):
+        lowered = text.lower()
+        if text and any(w in lowered for w in words):
+            return _field_match(field, text, words)
+    return None
+
+
+def _field_match(field: str, text: str, words: list[str]) -> dict[str, Any]:
+    snippet = _cut(text, 0)
+    return {
+        "field": field,
+        "start_line": None,
+        "end_line": None,
+        "snippet": snippet,
+        "highlights": highlights(snippet, words),
+    }
+
+
+def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
+    word = max(words, key=len)
+    model = type(item)
+    pos = StrIndex(Lower("content"), Value(word))
+    head = Substr("content", 1, F("pos"))  # type: ignore[arg-type]  # stubs: F is an Expression
+    row = (
+        model.objects.filter(pk=item.pk)
+        .annotate(pos=pos)
+        .filter(pos__gt=0)
+        .annotate(
+            line=Length(head) - Length(Replace(head, Value("\n"), Value(""))) + 1,
+            near=Substr("content", Greatest(F("pos") - 100, Value(1)), SNIPPET),
+            near_from=Greatest(F("pos") - 100, Value(1)),
+        )
+        .values("line", "near", "near_from")
+        .first()
+    )
+    if row is None:
+        return None
+    text = row["near"] or ""
+    snippet = _cut(text, 0, leading=row["near_from"] > 1)
+    return {
+        "field": "content",
+        "start_line": row["line"],
+        "end_line": row["line"],
+        "snippet": snippet,
+        "highlights": highlights(snippet, words),
+    }
+
+
+def _chunk_match(item: Item, hit: ChunkHit, words: list[str]) -> dict[str, Any]:
+    model = type(item)
+    text = (
+        model.objects.filter(pk=item.pk)
+        .annotate(piece=Substr("content", hit.start_char + 1, SNIPPET + 50))
+        .values_list("piece", flat=True)
+        .first()
+    ) or ""
+    snippet = _cut(text, 0, leading=False)
+    return {
+        "field": "content",
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
+        "snippet": snippet,
+        "highlights": highlights(snippet, words),
+    }
+
+
+def _cut(text: str, start: int, *, leading: bool = False) -> str:
+    """At most ``SNIPPET`` characters, whitespace runs collapsed, ``…`` where cut."""
+    flat = " ".join(text[start:].split())
+    room = SNIPPET - (1 if leading else 0)
+    cut = len(flat) > room
+    body = flat[: room - 1] if cut else flat
+    return ("…" if leading else "") + body + ("…" if cut else "")
+
+
+def highlights(snippet: str, words: list[str]) -> list[list[int]]:
+    lowered = snippet.lower()
+    spans = []
+    for w in words:
+        for m in re.finditer(re.escape(w), lowered):
+            spans.append([m.start(), m.end()])
+    spans.sort()
+    return spans
+
+
+def index_status(owner: Any) -> dict[str, Any]:
+    """``/api/search/status/``: items waiting, vectors of the current model, the model."""
+    model = provider().model
+    return {
+        "pending": SearchDirty.objects.filter(owner=owner).count(),
+        "vectors": SearchChunk.objects.filter(owner=owner, model=model).count(),
+        "model": model,
+    }

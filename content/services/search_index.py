@@ -1,0 +1,214 @@
+"""Keeping the meaning index current (SPEC §16): writes mark items dirty, one task indexes them.
+
+A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row in its own transaction and, on commit, enqueues
+``index_pending`` — it never waits for (or fails because of) the provider. The task indexes every
+dirty item in batches: it cuts the item into chunks, embeds them, replaces all of the item's old
+vectors and removes the dirty row (unless the item was marked again meanwhile). A provider that
+is down leaves the rows dirty and the task re-enqueues itself with a delay. An item that no
+longer exists loses its vectors. ``reindex`` marks everything dirty, so it is resumable by
+construction: what is done is no longer dirty.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django_tasks import task
+
+from content import item_types
+from content.history import search_marks
+from content.models.search import SearchChunk, SearchDirty
+from content.queries.embeddings import ProviderUnavailable, provider
+from content.text.chunks import Chunk, embed_text, item_chunks
+from tiddly.tasks import enqueue_on_commit
+
+log = logging.getLogger(__name__)
+
+# Texts sent to the provider at once: bounds memory when one 100 000-line note has 4 000 chunks.
+EMBED_BATCH = 1024
+
+
+# --- the task -----------------------------------------------------------------------------------
+
+
+@task()
+def index_task() -> None:
+    """The queued form of ``index_pending``: idempotent, so running it twice is harmless."""
+    index_pending()
+
+
+def schedule(delay: float = 0) -> None:
+    """Queue the indexing task (on commit; at once outside a transaction)."""
+    enqueue_on_commit(index_task, delay=delay)
+
+
+search_marks.on_marked(schedule)
+
+
+# --- indexing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class IndexReport:
+    items: int = 0
+    chunks: int = 0
+    removed: int = 0
+    unavailable: str | None = None
+    owners: set[Any] = field(default_factory=set)
+
+
+def index_pending(
+    *,
+    owner_id: Any = None,
+    max_items: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> IndexReport:
+    """Index dirty items (of one owner, or all) until none is left or ``max_items`` are done.
+
+    Idempotent: each batch locks its dirty rows, replaces the items' vectors and deletes only the
+    rows it read (unchanged ``marked_at``). A provider that is down stops the run, leaves the rows
+    dirty and schedules a retry.
+    """
+    report = IndexReport()
+    embedder = provider()
+    batch = settings.TIDDLY_EMBEDDINGS_BATCH
+    while max_items is None or report.items < max_items:
+        try:
+            done = _index_batch(embedder, owner_id, batch, report)
+        except ProviderUnavailable as exc:
+            report.unavailable = str(exc)
+            log.warning("indexing delayed: %s", exc)
+            schedule(delay=settings.TIDDLY_EMBEDDINGS_RETRY_SECONDS)
+            break
+        if not done:
+            break
+        if progress is not None:
+            progress(done)
+    return report
+
+
+def _index_batch(embedder: Any, owner_id: Any, batch: int, report: IndexReport) -> int:
+    with transaction.atomic():
+        dirty = SearchDirty.objects.order_by("id")
+        if owner_id is not None:
+            dirty = dirty.filter(owner_id=owner_id)
+        if connection.features.has_select_for_update_skip_locked:
+            dirty = dirty.select_for_update(skip_locked=True)
+        rows = list(dirty[:batch])
+        if not rows:
+            return 0
+        chunks_by_item = _chunks_of(rows)
+        texts = [embed_text(c) for chunks in chunks_by_item.values() for c in chunks]
+        vectors = _embed(embedder, texts)
+        _replace(rows, chunks_by_item, vectors, embedder.model, report)
+    return len(rows)
+
+
+def _chunks_of(rows: list[SearchDirty]) -> dict[tuple[str, Any], list[Chunk]]:
+    """Chunks of each still-existing item (a vanished item maps to no entry)."""
+    out: dict[tuple[str, Any], list[Chunk]] = {}
+    by_type: dict[str, list[Any]] = {}
+    for row in rows:
+        by_type.setdefault(row.item_type, []).append(row.item_id)
+    for type_name, ids in by_type.items():
+        try:
+            model = item_types.model_for(type_name)
+        except (KeyError, LookupError):
+            continue
+        for item in model.objects.filter(pk__in=ids).prefetch_related("tags"):
+            extra = [getattr(item, "url", None)]
+            if model.name_field:
+                extra.append(getattr(item, model.name_field))
+            out[(type_name, item.pk)] = item_chunks(
+                title=item.title,
+                description=item.description,
+                tags=sorted(t.name for t in item.tags.all()),
+                extra=extra,
+                content=item.content,
+            )
+    return out
+
+
+def _embed(embedder: Any, texts: list[str]) -> np.ndarray:
+    parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+
+
+def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 rows scaled to their own largest component, and the scale to undo it."""
+    peak = np.abs(vectors).max(axis=1)
+    peak[peak == 0] = 1.0
+    scale = (peak / 127.0).astype(np.float32)
+    q = np.rint(vectors / scale[:, None]).clip(-127, 127).astype(np.int8)
+    return q, scale
+
+
+def _replace(
+    rows: list[SearchDirty],
+    chunks_by_item: dict[tuple[str, Any], list[Chunk]],
+    vectors: np.ndarray,
+    model: str,
+    report: IndexReport,
+) -> None:
+    q, scales = quantise(vectors) if len(vectors) else (vectors, vectors)
+    owners = {row.owner_id for row in rows}
+    for type_name in {row.item_type for row in rows}:
+        ids = [row.item_id for row in rows if row.item_type == type_name]
+        report.removed += SearchChunk.objects.filter(item_type=type_name, item_id__in=ids).delete()[
+            0
+        ]
+    new: list[SearchChunk] = []
+    at = 0
+    owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
+    for key, chunks in chunks_by_item.items():
+        for seq, chunk in enumerate(chunks):
+            new.append(
+                SearchChunk(
+                    owner_id=owner_of[key],
+                    item_type=key[0],
+                    item_id=key[1],
+                    seq=seq,
+                    field=chunk.field,
+                    start_line=chunk.start_line,
+                    end_line=chunk.end_line,
+                    start_char=chunk.start_char,
+                    model=model,
+                    vector=q[at].tobytes(),
+                    scale=float(scales[at]),
+                )
+            )
+            at += 1
+    SearchChunk.objects.bulk_create(new, batch_size=2000)
+    for row in rows:  # a row marked again since it was read stays dirty
+        SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()
+    for owner_id in owners:
+        search_marks.bump(owner_id)
+    report.items += len(rows)
+    report.chunks += len(new)
+    report.owners |= owners
+
+
+# --- status and reindex -------------------------------------------------------------------------
+
+
+def mark_all(*, owner_id: Any = None) -> int:
+    """Mark every item (of one owner, or all) dirty; returns how many."""
+    total = 0
+    for type_name, model in item_types.registry().items():
+        qs = model.objects.all()
+        if owner_id is not None:
+            qs = qs.filter(owner_id=owner_id)
+        by_owner: dict[Any, list[Any]] = {}
+        for pk, owner in qs.values_list("pk", "owner_id").iterator(chunk_size=5000):
+            by_owner.setdefault(owner, []).append(pk)
+        for owner, ids in by_owner.items():
+            with transaction.atomic():
+                search_marks.mark_dirty(owner_id=owner, item_type=type_name, item_ids=ids)
+            total += len(ids)
+    return total
