@@ -27,6 +27,7 @@ RESOURCES = [
     ("skills_export", "prompt-export-skills", "Prompts exported as agent skills (zip)."),
     ("history_revert", "history-revert", "Revert every change made with one token."),
     ("search", "search", "Find items by keyword, by meaning or both (?q=&mode=hybrid)."),
+    ("search_status", "search-status", "How far the meaning index has caught up (SPEC §16)."),
     ("tokens", "token-list", "Your API tokens (signed-in browser session only)."),
     ("bookmark_preview", "bookmark-preview", "A page's title and description: GET ?url= (§15)."),
     ("changes", "changes", "The change feed: what changed since a cursor (SPEC §17.1)."),

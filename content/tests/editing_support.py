@@ -87,8 +87,10 @@ def expected_item(item: Any, **overrides: Any) -> dict[str, Any]:
         "archived_at": iso(item.archived_at),
         "deleted_at": iso(item.deleted_at),
     }
+    body["share"] = None  # SPEC §17.4: no link unless shared
     if item.type_name == "bookmark":
         body["url"] = item.url
+        body["capture"] = None  # SPEC §15: created with content, nothing was fetched
     if item.type_name == "prompt":
         body["name"] = item.name
         body["arguments"] = item.arguments

@@ -29,6 +29,7 @@ CONTENT_TOOLS = [
     "list_filters",
     "get_context",
     "create_relationship",
+    "get_changes",
 ]
 PROMPT_TOOLS = [
     "search_prompts",

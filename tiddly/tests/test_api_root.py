@@ -23,6 +23,7 @@ EXPECTED = {
     "skills_export": f"{BASE}/api/prompts/export/skills/",
     "history_revert": f"{BASE}/api/history/revert/",
     "search": f"{BASE}/api/search/",
+    "search_status": f"{BASE}/api/search/status/",
     "tokens": f"{BASE}/api/tokens/",
     "bookmark_preview": f"{BASE}/api/bookmarks/preview/",
     "bookmark_capture": f"{BASE}/api/bookmarks/{{id}}/capture/",
