@@ -32,6 +32,10 @@ page's text in the background (see its capture object in get_item).
 shows what it changed), restore_item_version puts it back as a new version.
 - Saved filters (named tag expressions): list_filters, then search_items with filter_id.
 - Link two items (a note about a bookmark): create_relationship; get_item shows an item's links as relationships.
+- What changed since you last looked: get_changes (pass the next_cursor of the previous answer as \
+since; it never skips a change nor repeats one).
+- Items are also resources (tiddly://bookmark/{id}, tiddly://note/{id}, read as Markdown) for \
+clients that attach them.
 
 Tags are lowercase and hyphenated (machine-learning). A `tags` parameter is a FULL replacement: \
 the item ends up with exactly that list, so to add a tag send the existing tags plus the new one, \

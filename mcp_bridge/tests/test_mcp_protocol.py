@@ -59,6 +59,7 @@ READ_ONLY = {
     "get_prompt_version",
     "list_filters",
     "get_context",
+    "get_changes",
 }
 RESTORES = {"restore_item_version", "restore_prompt_version"}
 DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt", *RESTORES}
