@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db.models import F, Q, Value
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -214,13 +214,23 @@ def results(owner: Any, page: list[Ranked], words: list[str]) -> list[dict[str, 
 
 
 def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
+    """The page's items without their content, each with ``chunk_piece``: the start of its best
+    chunk cut in SQL (one query per type, whatever the size of the notes)."""
     by_type: dict[str, list[Any]] = {}
+    starts: dict[str, list[When]] = {}
     for r in page:
         by_type.setdefault(r.item_type, []).append(r.item_id)
+        if r.hit is not None and r.hit.field == "content":
+            starts.setdefault(r.item_type, []).append(
+                When(pk=r.item_id, then=Value(r.hit.start_char + 1))
+            )
     out: dict[tuple[str, Any], Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
         qs = model.objects.filter(owner=owner, pk__in=ids).defer("content").prefetch_related("tags")
+        whens = starts.get(type_name)
+        start = Case(*whens, default=Value(1)) if whens else Value(1)
+        qs = qs.annotate(chunk_piece=Substr("content", start, SNIPPET + 50))
         for item in qs:
             out[(type_name, item.pk)] = item
     return out
@@ -303,13 +313,7 @@ def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
 
 
 def _chunk_match(item: Item, hit: ChunkHit, words: list[str]) -> dict[str, Any]:
-    model = type(item)
-    text = (
-        model.objects.filter(pk=item.pk)
-        .annotate(piece=Substr("content", hit.start_char + 1, SNIPPET + 50))
-        .values_list("piece", flat=True)
-        .first()
-    ) or ""
+    text = getattr(item, "chunk_piece", None) or ""
     snippet = _cut(text, 0, leading=False)
     return {
         "field": "content",
