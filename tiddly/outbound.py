@@ -157,6 +157,11 @@ def _target(url: str) -> _Target:
         raise OutboundError("refused: the URL has no host")
     port = port if port is not None else _DEFAULT_PORTS[scheme]
     allowed = _is_allowed(host, port)
+    if not allowed and getattr(settings, "TIDDLY_OUTBOUND_ONLY_ALLOWED", False):
+        raise OutboundError(
+            f"refused: {host} is not in TIDDLY_OUTBOUND_ALLOWED_HOSTS, and this server fetches "
+            "only those (TIDDLY_OUTBOUND_ONLY_ALLOWED)"
+        )
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:

@@ -361,6 +361,9 @@ TIDDLY_OAUTH_UNUSED_CLIENT_DAYS = env_int("TIDDLY_OAUTH_UNUSED_CLIENT_DAYS", 30,
 # Hosts (`host` or `host:port`, as written in URLs) fetched even though they resolve to a
 # non-public address: an intranet wiki, or a local server in tests.
 TIDDLY_OUTBOUND_ALLOWED_HOSTS = env_list("TIDDLY_OUTBOUND_ALLOWED_HOSTS", [])
+# Fetch nothing but the allowed hosts (an air-gapped install; CI's fuzzing of /preview, capture
+# and webhooks must never reach out to whatever URL a generator invents).
+TIDDLY_OUTBOUND_ONLY_ALLOWED = env_bool("TIDDLY_OUTBOUND_ONLY_ALLOWED", False)
 # Seconds per outbound attempt in all (connect, redirects, body). Tests lower it.
 TIDDLY_OUTBOUND_TIMEOUT: float = env_int("TIDDLY_OUTBOUND_TIMEOUT", 15, minimum=1)
 

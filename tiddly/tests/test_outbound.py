@@ -290,3 +290,15 @@ def test_connects_to_the_checked_address_without_a_second_lookup(
     assert response.status == 200
     assert calls == ["rebind.test"]
     assert server.seen[-1]["host"] == f"rebind.test:{server.port}"
+
+
+def test_only_allowed_hosts_refuses_every_other_host_before_any_lookup(
+    settings: Any, monkeypatch: Any
+) -> None:
+    settings.TIDDLY_OUTBOUND_ONLY_ALLOWED = True
+    settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = []
+    looked_up: list[str] = []
+    monkeypatch.setattr("socket.getaddrinfo", lambda host, *a, **k: looked_up.append(host) or [])
+    with pytest.raises(OutboundError, match=r"^refused: 93.184.215.14 is not in"):
+        check_url("http://93.184.215.14/")
+    assert looked_up == []
