@@ -196,7 +196,7 @@ def _start(delivery_id: Any) -> tuple[WebhookDelivery, Webhook] | None:
     out, so a worker killed mid-request leaves a pending row that is tried again)."""
     with transaction.atomic():
         delivery = (
-            WebhookDelivery.objects.select_for_update()
+            WebhookDelivery.objects.select_for_update(of=("self",))
             .select_related("webhook", "change")
             .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
             .first()
@@ -243,7 +243,7 @@ def deliver(delivery_id: Any) -> str:
         code = response.status
         error = None if 200 <= code < 300 else _http_error(code)
     with transaction.atomic():
-        locked = WebhookDelivery.objects.select_for_update().select_related("webhook")
+        locked = WebhookDelivery.objects.select_for_update(of=("self",)).select_related("webhook")
         current = locked.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).first()
         if current is None:
             return "skipped"
