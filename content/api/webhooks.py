@@ -111,6 +111,7 @@ DESCRIPTION = (
     destroy=extend_schema(summary="Delete a webhook", responses={204: None, **errors(404)}),
 )
 class WebhookViewSet(viewsets.GenericViewSet):
+    serializer_class = WebhookCreateSerializer  # the browsable API form and OPTIONS
     scope_area = ANY_AREA
     scope_access = "write"  # a webhook sends data out: every method needs a write scope
 
