@@ -12,7 +12,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
 .PHONY: run test lint format bench install migrate superuser token \
-	check test-sqlite test-postgres fuzz inspector mcp-sdk2 browser-deps browser-test
+	check test-sqlite test-postgres fuzz inspector mcp-sdk2 readme-examples browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ inspector: install
 mcp-sdk2: install
 	.ci/mcp-sdk2
 
+# The README's ```sh examples, run in order against a fresh server (.ci/readme_examples.py).
+readme-examples: install
+	.ci/readme-examples
+
 browser-deps:
 	.ci/browser-deps
 
@@ -68,7 +72,7 @@ browser-test: install browser-deps
 	$(BIN)/python -m pytest browser_tests $(PYTEST_ARGS)
 
 # Everything CI runs (.ci/run): the habit before you stop.
-check: lint test-sqlite test-postgres fuzz inspector mcp-sdk2 browser-test
+check: lint test-sqlite test-postgres fuzz inspector mcp-sdk2 readme-examples browser-test
 	@echo "== make check passed =="
 
 format: install
