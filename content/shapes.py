@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from typing_extensions import TypedDict
 
-from content.models import Item, Share, share_url
+from content.models import Bookmark, Item, Share, share_url
 from content.outcomes import EditOutcome
 from content.text.lines import LineWindow, count_lines
 
@@ -392,7 +392,7 @@ def _base(item: Item, content_length: int | None) -> ItemData:
     }
     for name in item.extra_fields:
         data[name] = getattr(item, name)
-    if item.type_name == "bookmark":
+    if isinstance(item, Bookmark):
         data["capture"] = capture_data(item)
     data["content_length"] = content_length
     return cast(ItemData, data)
@@ -417,10 +417,10 @@ def share_data(item: Item) -> ShareLink | None:
     return {"url": share_url(token, origin), "created_at": dt(created_at)}
 
 
-def capture_data(item: Item) -> Capture | None:
+def capture_data(item: Bookmark) -> Capture | None:
     """The bookmark's ``capture`` (``None``: never asked). Lists prefetch it."""
     try:
-        capture = item.capture  # type: ignore[attr-defined]
+        capture = item.capture
     except ObjectDoesNotExist:
         return None
     if capture is None:

@@ -7,11 +7,38 @@ name is an error rather than a silent no-op.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+_S = TypeVar("_S", bound=type[serializers.Serializer])
+
+
+def rename_fields(**names: str) -> Callable[[_S], _S]:
+    """Give declared fields a name DRF's own ``Serializer``/``Field`` attributes already use.
+
+        A field called ``fields``, ``context``, ``source`` or ``required`` cannot be declared under that
+        name: it would shadow (for the type checker) the serializer's attribute of the same name. Declare
+        it with a trailing underscore and rename it here; the order of the fields is kept::
+
+            @rename_fields(fields_="fields")
+            @rename_fields(fields_="fields")
+    class ErrorOut(serializers.Serializer):
+                fields_ = serializers.DictField(required=False)
+    """
+
+    def decorate(cls: _S) -> _S:
+        declared = cls._declared_fields
+        missing = sorted(set(names) - set(declared))
+        if missing:
+            raise TypeError(f"{cls.__name__} declares no field {', '.join(missing)}")
+        cls._declared_fields = {names.get(k, k): v for k, v in declared.items()}
+        return cls
+
+    return decorate
 
 
 class StrictSerializer(serializers.Serializer):
@@ -133,12 +160,13 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
+@rename_fields(fields_="fields")
 class ErrorOut(serializers.Serializer):
     """The §3.4 error body every endpoint (and every MCP tool) answers with."""
 
     error = serializers.CharField(help_text="Stable machine code, e.g. no_match.")
     message = serializers.CharField(help_text="What went wrong and how to fix the request.")
-    fields = serializers.DictField(required=False)  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    fields_ = serializers.DictField(required=False)
     suggestion = serializers.CharField(required=False)
     matches = serializers.ListField(child=serializers.DictField(), required=False)
     total_matches = serializers.IntegerField(required=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -21,7 +21,8 @@ class _SettingsThrottle(UserRateThrottle):
     """
 
     def __init__(self) -> None:
-        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]  # stubs type rates as str | None; DRF stores "N/period" strings
+        # The stubs type the rates as ``str | None`` values; DRF stores "N/period" strings.
+        self.THROTTLE_RATES = cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
         super().__init__()
 
     def enabled(self) -> bool:

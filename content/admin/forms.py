@@ -113,8 +113,10 @@ class ServiceForm(forms.ModelForm):
 
     def save(self, commit: bool = True) -> Any:
         self.instance = self.run_service()
-        self.save_m2m = lambda: None  # type: ignore[method-assign]  # tags were set by the service
         return self.instance
+
+    def save_m2m(self) -> None:
+        """Nothing left to save: the service set the tags (the admin calls this after ``save``)."""
 
     @property
     def adding(self) -> bool:

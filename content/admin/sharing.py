@@ -71,15 +71,17 @@ class ShareAdmin(OwnedAdmin):
     @admin.display(description="Item")
     def item_link(self, share: Share) -> str:
         model = item_types.registry().get(share.item_type)
-        item = model.objects.filter(pk=share.item_id).first() if model else None
+        if model is None:
+            return f"{share.item_type} {share.item_id}"
+        item = model.objects.filter(pk=share.item_id).first()
         label = str(item) if item is not None else str(share.item_id)
         trashed = " (in the trash: hidden)" if item is not None and item.is_deleted else ""
         try:
             url = reverse(
-                f"admin:{model._meta.app_label}_{model._meta.model_name}_change",  # type: ignore[union-attr]
+                f"admin:{model._meta.app_label}_{model._meta.model_name}_change",
                 args=[share.item_id],
             )
-        except (NoReverseMatch, AttributeError):
+        except NoReverseMatch:
             return f"{share.item_type} {label}{trashed}"
         return format_html('{} <a href="{}">{}</a>{}', share.item_type, url, label, trashed)
 

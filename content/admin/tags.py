@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
@@ -66,11 +66,11 @@ class TagAdmin(OwnedAdmin):
     """Tags come into being on items; here they are renamed or deleted, through the services."""
 
     form = TagAdminForm
-    # The stubs want names here; the admin accepts callables (the count columns) as well.
     list_display = ("name", "owner", *COUNT_COLUMNS, "created_at")
     search_fields = ("name",)
-    readonly_fields = ("owner", "created_at", *COUNT_COLUMNS)  # type: ignore[arg-type]
-    fields = ("name", "owner", "created_at", *COUNT_COLUMNS)  # type: ignore[arg-type]
+    # The admin accepts callables here as in list_display; django-stubs type these as names only.
+    readonly_fields = cast("tuple[str, ...]", ("owner", "created_at", *COUNT_COLUMNS))
+    fields = cast("tuple[str, ...]", ("name", "owner", "created_at", *COUNT_COLUMNS))
     ordering = ("name",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

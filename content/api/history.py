@@ -22,7 +22,7 @@ from content.api.common import actor_for, owner_of, paginated, precondition
 from content.models import HistoryAction, Item
 from content.queries import ItemRef
 from tiddly.schema import errors
-from tiddly.serializers import validated
+from tiddly.serializers import rename_fields, validated
 
 VERSION_PATH = r"history/(?P<version>[0-9]+)"
 
@@ -34,13 +34,14 @@ VERSION = OpenApiParameter(
 # --- request and response shapes ----------------------------------------------------------------
 
 
+@rename_fields(source_="source")
 class HistoryQuerySerializer(serializers.Serializer):
     action = serializers.ListField(
         child=serializers.ChoiceField(choices=HistoryAction.values),
         required=False,
         help_text="Only these actions (repeatable).",
     )
-    source = serializers.ListField(  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    source_ = serializers.ListField(
         child=serializers.CharField(),
         required=False,
         help_text="Only these sources, e.g. api, admin, mcp-content (repeatable).",
@@ -70,6 +71,7 @@ class HistoryMetadataOut(serializers.Serializer):
     )
 
 
+@rename_fields(source_="source")
 class HistoryEntryOut(serializers.Serializer):
     id = serializers.UUIDField()
     version = serializers.IntegerField(
@@ -78,9 +80,7 @@ class HistoryEntryOut(serializers.Serializer):
     action = serializers.ChoiceField(choices=HistoryAction.values)
     changed_fields = serializers.ListField(child=serializers.CharField())
     metadata = HistoryMetadataOut(help_text="Title, description, tags (and url/name/arguments).")
-    source = serializers.CharField(  # type: ignore[assignment]  # named like a DRF Field attribute
-        help_text="api, admin, mcp-content, mcp-prompts or a client's."
-    )
+    source_ = serializers.CharField(help_text="api, admin, mcp-content, mcp-prompts or a client's.")
     token_prefix = serializers.CharField(
         allow_null=True, help_text="Display prefix of the API token used."
     )

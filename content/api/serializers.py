@@ -21,6 +21,7 @@ from tiddly.serializers import (
     StrictSerializer,
     StringField,
     optional_text,
+    rename_fields,
     text,
 )
 
@@ -197,9 +198,10 @@ class LineRangeQuerySerializer(serializers.Serializer):
     )
 
 
+@rename_fields(fields_="fields")
 class WithinItemSearchQuerySerializer(serializers.Serializer):
     q = text(help_text="Literal text to find (not a regex); may span lines.")
-    fields = serializers.CharField(  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    fields_ = serializers.CharField(
         required=False,
         default="content",
         help_text="Comma list of content,title,description.",
@@ -400,10 +402,11 @@ class StrReplaceOut(serializers.Serializer):
     item = serializers.DictField(required=False, help_text="With include_updated_entity=true.")
 
 
+@rename_fields(context_="context")
 class WithinItemMatchOut(serializers.Serializer):
     field = serializers.CharField()
     line = serializers.IntegerField(allow_null=True)
-    context = serializers.CharField()  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    context_ = serializers.CharField()
 
 
 class WithinItemSearchOut(serializers.Serializer):

@@ -129,7 +129,12 @@ class Item(models.Model):
             return ItemState.DELETED
         return ItemState.ARCHIVED if self.is_archived else ItemState.ACTIVE
 
+    #: Set by bulk readers (the exporter) that fetched the tag names of many items in one query.
+    prefetched_tag_names: list[str] | None = None
+
     def tag_names(self) -> list[str]:
+        if self.prefetched_tag_names is not None:
+            return sorted(self.prefetched_tag_names)
         # Lists prefetch tags; a single item asks for just the names (no model instances).
         if "tags" in getattr(self, "_prefetched_objects_cache", {}):
             return sorted(tag.name for tag in self.tags.all())

@@ -194,7 +194,7 @@ def _attach_tag_names(model: type[Item], chunk: list[Item]) -> None:
     for pk, name in links.values_list(source, f"{target}__name"):
         names[pk].append(name)
     for item in chunk:
-        item.tag_names = sorted(names[item.pk]).copy  # type: ignore[method-assign]
+        item.prefetched_tag_names = names[item.pk]
 
 
 def _buffered(pieces: Iterable[str | bytes]) -> Iterator[bytes]:

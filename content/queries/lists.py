@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection
@@ -395,10 +395,13 @@ def tag_types(owner: Any, name: str) -> list[str]:
 
 def _prefix_q(q: Q, prefix: str) -> Q:
     """Re-root a Q on a relation (``deleted_at`` -> ``note__deleted_at``)."""
-    children = [
-        _prefix_q(child, prefix) if isinstance(child, Q) else (f"{prefix}__{child[0]}", child[1])  # type: ignore[index]  # a Q's leaves are (lookup, value) pairs
-        for child in q.children
-    ]
+    children: list[Q | tuple[str, Any]] = []
+    for child in q.children:
+        if isinstance(child, Q):
+            children.append(_prefix_q(child, prefix))
+        else:  # a Q's leaves are (lookup, value) pairs
+            lookup, value = cast("tuple[str, Any]", child)
+            children.append((f"{prefix}__{lookup}", value))
     return Q(*children, _connector=q.connector, _negated=q.negated)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
@@ -80,8 +81,9 @@ def extract(body: bytes, *, content_type: str, charset: str | None = None) -> Pa
     return extract_html(_decode(body, charset) if charset else body)
 
 
-def _meta(tree: object, xpath: str) -> str | None:
-    found = tree.xpath(xpath)  # type: ignore[attr-defined]
+def _meta(tree: Any, xpath: str) -> str | None:
+    """The first non-blank value ``xpath`` selects in an lxml tree (trafilatura's ``load_html``)."""
+    found = tree.xpath(xpath)
     for value in found:
         text = _one_line(str(value))
         if text:

@@ -11,13 +11,20 @@ from content.api.serializers import (
     StrReplaceSerializer,
     UpdateMixin,
 )
-from tiddly.serializers import StrictSerializer, StringField, optional_text, text
+from tiddly.serializers import (
+    StrictSerializer,
+    StringField,
+    optional_text,
+    rename_fields,
+    text,
+)
 
 
+@rename_fields(required_="required")
 class ArgumentSerializer(StrictSerializer):
     name = StringField(help_text="Variable name used in the template: ^[a-z][a-z0-9_]*$")
     description = optional_text(help_text="What the argument is for (shown to agents).")
-    required = serializers.BooleanField(required=False, default=False)  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    required_ = serializers.BooleanField(required=False, default=False)
 
 
 class PromptCreateSerializer(ItemWriteSerializer):
@@ -51,10 +58,11 @@ class RenderSerializer(StrictSerializer):
     )
 
 
+@rename_fields(required_="required")
 class ArgumentOut(serializers.Serializer):
     name = serializers.CharField()
     description = serializers.CharField(allow_null=True)
-    required = serializers.BooleanField()  # type: ignore[assignment]  # a field named like a DRF Field attribute
+    required_ = serializers.BooleanField()
 
 
 class PromptOut(FullItemOut):
