@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from standalone import child_main, fresh_database, run_child
+
 SIZE = 48_000_000
 SHAPES = ["repeats", "long-urls", "json-repeats", "tags", "folders"]
 HEAD = (
@@ -89,33 +89,14 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for shape in args.shape or SHAPES:
-            env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings")
-            env["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/{shape}.sqlite3"
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
-            )
-            path = Path(tmp) / f"{shape}.data"
-            write_shape(shape, path)
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", str(path)],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            size = path.stat().st_size // 1_000_000
-            result = out.stdout.strip() or out.stderr.strip().splitlines()[-1]
-            print(f"{shape:13} {size} MB  {result}", flush=True)
-            if args.database_url:
-                subprocess.run(
-                    [sys.executable, "manage.py", "flush", "--noinput", "-v0"], cwd=ROOT, env=env
-                )
+            with fresh_database(args.database_url, Path(tmp) / f"{shape}.sqlite3") as env:
+                path = Path(tmp) / f"{shape}.data"
+                write_shape(shape, path)
+                out = run_child(__file__, path, env, check=False, capture_output=True, timeout=600)
+                size = path.stat().st_size // 1_000_000
+                result = out.stdout.strip() or out.stderr.strip().splitlines()[-1]
+                print(f"{shape:13} {size} MB  {result}", flush=True)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        sys.path.insert(0, str(ROOT))
-        child(sys.argv[2])
-    else:
-        main()
+    child_main(child, main)

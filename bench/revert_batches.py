@@ -8,15 +8,14 @@ each request short). Prints the time of each request and of the whole revert.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from standalone import child_main, fresh_database, run_child
 
 
 def child(count: int) -> None:
@@ -73,24 +72,12 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings")
-        env["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/revert.sqlite3"
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
-        )
-        subprocess.run(
-            [sys.executable, __file__, "--child", str(args.count)], cwd=ROOT, env=env, check=True
-        )
-        if args.database_url:
-            subprocess.run(
-                [sys.executable, "manage.py", "flush", "--noinput", "-v0"], cwd=ROOT, env=env
-            )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_database(args.database_url, Path(tmp) / "revert.sqlite3") as env,
+    ):
+        run_child(__file__, args.count, env)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        sys.path.insert(0, str(ROOT))
-        child(int(sys.argv[2]))
-    else:
-        main()
+    child_main(lambda arg: child(int(arg)), main)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from standalone import child_main, fresh_database, run_child
 
 
 def child(rounds: int) -> None:
@@ -84,23 +84,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings")
-        env["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp}/share.sqlite3"
-        env["TIDDLY_THROTTLE_ENABLED"] = "0"
-        env["TIDDLY_EMBEDDED_WORKER"] = "0"
-        run = [sys.executable, "manage.py", "migrate", "-v0"]
-        subprocess.run(run, cwd=ROOT, env=env, check=True)
-        child_run = [sys.executable, __file__, "--child", str(args.rounds)]
-        subprocess.run(child_run, cwd=ROOT, env=env, check=True)
-        if args.database_url:
-            flush = [sys.executable, "manage.py", "flush", "--noinput", "-v0"]
-            subprocess.run(flush, cwd=ROOT, env=env)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_database(
+            args.database_url,
+            Path(tmp) / "share.sqlite3",
+            TIDDLY_THROTTLE_ENABLED="0",
+            TIDDLY_EMBEDDED_WORKER="0",
+        ) as env,
+    ):
+        run_child(__file__, args.rounds, env)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        sys.path.insert(0, str(ROOT))
-        child(int(sys.argv[2]))
-    else:
-        main()
+    child_main(lambda arg: child(int(arg)), main)

@@ -6,6 +6,8 @@ so a one-line edit of a 10 MB note diffs a handful of lines); history shows more
 
 from __future__ import annotations
 
+from functools import partial
+
 from content.text.diff import TextDiff
 from content.text.diff import unified_diff as text_diff
 
@@ -15,23 +17,6 @@ MAX_DIFF_LINES = 5_000
 MAX_DIFF_CHARS = 1_000_000
 
 
-def unified_diff(
-    old: str,
-    new: str,
-    *,
-    old_label: str = "before",
-    new_label: str = "after",
-    context: int = 3,
-    max_lines: int = MAX_DIFF_LINES,
-    max_chars: int = MAX_DIFF_CHARS,
-) -> TextDiff:
-    """A ``diff -u`` style diff of ``old`` → ``new`` with ``context`` lines around each change."""
-    return text_diff(
-        old,
-        new,
-        old_label=old_label,
-        new_label=new_label,
-        context=context,
-        max_lines=max_lines,
-        max_chars=max_chars,
-    )
+#: ``unified_diff(old, new, *, old_label=, new_label=, context=3)``: the dry runs' diff with
+#: history's larger bounds.
+unified_diff = partial(text_diff, max_lines=MAX_DIFF_LINES, max_chars=MAX_DIFF_CHARS)
