@@ -11,18 +11,29 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from content.history import Actor
 from content.queries import Owner
+from tiddly.scopes import Area
 
-if TYPE_CHECKING:
-    from mcp_bridge.servers import TiddlyServer
+
+class ServerFacts(Protocol):
+    """What a call needs to know of the server answering it (``servers.TiddlyServer`` has it)."""
+
+    @property
+    def source(self) -> str: ...  # what history records for its changes
+    @property
+    def area(self) -> Area: ...  # content or prompts: the scopes its tools need
+    @property
+    def types(self) -> list[str]: ...  # the item types its search and overview cover
+    @property
+    def context_footer(self) -> str: ...
 
 
 @dataclass(frozen=True)
 class Call:
-    server: TiddlyServer
+    server: ServerFacts
     request: Any  # the authenticated DRF request
 
     @property
@@ -35,7 +46,7 @@ _current: ContextVar[Call] = ContextVar("tiddly_mcp_call")
 
 
 @contextmanager
-def bind(server: TiddlyServer, request: Any) -> Iterator[Call]:
+def bind(server: ServerFacts, request: Any) -> Iterator[Call]:
     call = Call(server, request)
     token = _current.set(call)
     try:
