@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from io import StringIO
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model, get_grant_model
@@ -335,6 +337,17 @@ def test_a_replayed_code_revokes_the_tokens_issued_from_it(
     )
     assert again.status_code == 400
     assert again.json()["error"] == "invalid_grant"
+
+
+def test_cleanup_forgets_redeemed_codes_older_than_a_refresh_token(
+    person: Client, client: Client, app: Any
+) -> None:
+    _connect(person, client, app)
+    _connect(person, client, app)
+    oldest = RedeemedCode.objects.order_by("pk").values_list("pk", flat=True)[0]
+    RedeemedCode.objects.filter(pk=oldest).update(created_at=timezone.now() - timedelta(days=31))
+    call_command("cleanup_oauth", stdout=StringIO())
+    assert RedeemedCode.objects.count() == 1
 
 
 def test_a_replayed_code_of_another_client_revokes_nothing(
