@@ -99,7 +99,11 @@ class ApiTokenAdmin(OwnedAdmin):
 
     def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "scopes":
-            return ScopesField(label="Scopes", help_text="What the token may do.")
+            # A new token starts with all four ticked, as the model's default (SPEC §8.1); the
+            # add form has no instance, so only the field's own initial can say so.
+            return ScopesField(
+                label="Scopes", help_text="What the token may do.", initial=list(ALL_SCOPES)
+            )
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:

@@ -45,6 +45,34 @@ INVALID_TOKEN = (
 )
 
 
+def _reconnect_to(resource: str | None) -> str:
+    if resource is None:
+        return "Tiddly"
+    mount = resources.mcp_mount_of(resource)
+    return f"the Tiddly MCP server {resource}" if mount else f"the Tiddly REST API at {resource}"
+
+
+def oauth_invalid(resource: str | None) -> str:
+    """The message for an OAuth access token that is unknown, revoked or expired (SPEC §8.2):
+    about OAuth, not about API tokens."""
+    return (
+        "This OAuth access token is expired or revoked. Refresh it with the refresh token, or "
+        f"reconnect (authorize again) to {_reconnect_to(resource)}."
+    )
+
+
+def oauth_wrong_resource(bound: tuple[str, ...], resource: str | None) -> str:
+    issued = (
+        f"was issued for {', '.join(bound)}, not for {resource}"
+        if bound
+        else "was issued without a resource, so it works on the REST API only"
+    )
+    return (
+        f"This OAuth access token {issued}. Reconnect to {_reconnect_to(resource)}: authorize "
+        f"again with resource={resource}."
+    )
+
+
 @dataclass(frozen=True)
 class Principal:
     """The credential behind a request: ``request.auth`` on REST and MCP alike."""
@@ -107,17 +135,14 @@ def _oauth_token(raw: str, resource: str | None) -> tuple[Any, Principal]:
             .first()
         )
         if token is None or token.user is None:
-            raise exceptions.AuthenticationFailed(INVALID_TOKEN)
+            raise exceptions.AuthenticationFailed(oauth_invalid(resource))
         entry = (token, _oauth_principal(token, raw))
         tokens.put(key, entry)
     token, principal = entry
     if token.is_expired() or not token.user.is_active:
-        raise exceptions.AuthenticationFailed(INVALID_TOKEN)
+        raise exceptions.AuthenticationFailed(oauth_invalid(resource))
     if not resources.allows(principal.resource, resource):
-        raise exceptions.AuthenticationFailed(
-            f"This access token was issued for {', '.join(principal.resource)}, not for "
-            f"{resource}. Authorize again with resource={resource}."
-        )
+        raise exceptions.AuthenticationFailed(oauth_wrong_resource(principal.resource, resource))
     return token.user, principal
 
 
@@ -217,7 +242,12 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             plaintext = header[1].decode()
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed(INVALID_TOKEN) from None
-        return authenticate_bearer(plaintext, resource=resources.resource_for_request(request))
+        try:
+            return authenticate_bearer(plaintext, resource=resources.resource_for_request(request))
+        except exceptions.AuthenticationFailed as exc:
+            # For the 401's WWW-Authenticate error_description (challenge()).
+            setattr(request._request, AUTH_ERROR_ATTRIBUTE, str(exc.detail))
+            raise
 
     def authenticate_plaintext(self, plaintext: str) -> tuple[Any, Principal]:
         return authenticate_bearer(plaintext)
@@ -234,9 +264,25 @@ class SessionAuthentication(authentication.SessionAuthentication):
         return None if result is None else (result[0], SESSION)
 
 
+AUTH_ERROR_ATTRIBUTE = "tiddly_auth_error"
+
+
 def challenge(request: Any) -> str:
     """The ``WWW-Authenticate`` value of a 401: where to discover how to get a token (RFC 9728),
-    and ``error="invalid_token"`` when a bearer token was sent but is not valid (RFC 6750)."""
+    and ``error="invalid_token"`` when a bearer token was sent but is not valid (RFC 6750), with
+    why in ``error_description`` (e.g. which MCP server to reconnect to)."""
     value = f'Bearer resource_metadata="{resources.metadata_url_for_request(request)}"'
     sent = request.META.get("HTTP_AUTHORIZATION", "").split(" ", 1)[0].lower() == "bearer"
-    return value + ', error="invalid_token"' if sent else value
+    if not sent:
+        return value
+    value += ', error="invalid_token"'
+    description = getattr(request, AUTH_ERROR_ATTRIBUTE, None)
+    if description:
+        value += f', error_description="{_quotable(description)}"'
+    return value
+
+
+def _quotable(text: str) -> str:
+    """``text`` in the characters RFC 6750 §3 allows in ``error_description``."""
+    text = text.replace("…", "...").replace('"', "'")
+    return "".join(c for c in text if " " <= c <= "~" and c != "\\")

@@ -10,6 +10,7 @@ import uuid6
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from oauth2_provider.settings import oauth2_settings
 
 TOKEN_PREFIX = "tdly_"
 ALL_SCOPES = "content:read content:write prompts:read prompts:write"
@@ -84,3 +85,46 @@ class TokenGeneration(models.Model):
 
     def __str__(self) -> str:
         return f"token generation {self.value}"
+
+
+class OAuthClientScope(models.Model):
+    """The ``scope`` a dynamically registered OAuth client asked for (RFC 7591 §2): the most it
+    can ever be granted (SPEC §8.2). A client registered without one has no such cap."""
+
+    application = models.OneToOneField(
+        oauth2_settings.APPLICATION_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="tiddly_scope",
+    )
+    # Space-separated, canonical order (tiddly.scopes.scope_string).
+    scope = models.CharField(max_length=100)
+
+    class Meta:
+        verbose_name = "OAuth client scope"
+
+    def __str__(self) -> str:
+        return self.scope
+
+
+class RedeemedCode(models.Model):
+    """An authorization code already exchanged, and what it was exchanged for.
+
+    The toolkit deletes a grant once used, so without this record a replayed code is only
+    unknown. With it, a replay revokes the tokens first issued from the code — and every token
+    rotated from them (the refresh token's family) — as RFC 6749 §4.1.2 asks.
+    """
+
+    code_hash = models.CharField(max_length=64, db_index=True)
+    application = models.ForeignKey(oauth2_settings.APPLICATION_MODEL, on_delete=models.CASCADE)
+    token_family = models.UUIDField(null=True, blank=True)
+    access_token = models.ForeignKey(
+        oauth2_settings.ACCESS_TOKEN_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "redeemed authorization code"
+
+    def __str__(self) -> str:
+        return f"code {self.code_hash[:12]}…"

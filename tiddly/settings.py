@@ -369,6 +369,10 @@ TIDDLY_OUTBOUND_TIMEOUT: float = env_int("TIDDLY_OUTBOUND_TIMEOUT", 15, minimum=
 
 LOGIN_URL = "oauth-login"
 
+# The toolkit's default models, named so Tiddly's own models can point at them (tiddly.models).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
+
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "content:read": "Read your bookmarks and notes, their tags, links and history",
@@ -378,6 +382,7 @@ OAUTH2_PROVIDER = {
     },
     "DEFAULT_SCOPES": ["__all__"],
     "OAUTH2_SERVER_CLASS": "tiddly.oauth.server.Server",
+    "OAUTH2_VALIDATOR_CLASS": "tiddly.oauth.validator.Validator",
     "ACCESS_TOKEN_GENERATOR": "tiddly.oauth.server.access_token",
     "REFRESH_TOKEN_GENERATOR": "tiddly.oauth.server.refresh_token",
     "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("TIDDLY_OAUTH_ACCESS_SECONDS", 3600, minimum=60),

@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/", include("content.api.urls")),
     path("api/", include("prompts.api.urls")),
     path("", include("tiddly.oauth.urls")),
+    path("", include("tiddly.account")),
     path("api/", include("content.api.portability")),
     path("", include("mcp_bridge.urls")),
     path("", include("content.pages.urls")),

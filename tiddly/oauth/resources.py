@@ -73,9 +73,33 @@ def is_known(request: Any, uri: str) -> bool:
     return normalize(uri) in {normalize(r) for r in known_resources(request)}
 
 
+def mcp_mount_of(uri: str) -> str | None:
+    """The MCP server a resource URI names (``/mcp/content`` or ``/mcp/prompts``), else None."""
+    path = normalize(uri).split("://", 1)[-1].partition("/")[2]
+    for mount in MCP_SCOPES:
+        if ("/" + path).endswith(mount):
+            return mount
+    return None
+
+
+def scopes_for_resources(uris: Sequence[str]) -> tuple[str, ...]:
+    """What a request without ``scope`` gets: its resources' scopes (all four for the REST API
+    or when no resource is named), in canonical order."""
+    if not uris:
+        return ALL_SCOPES
+    wanted: set[str] = set()
+    for uri in uris:
+        mount = mcp_mount_of(uri)
+        wanted.update(MCP_SCOPES[mount] if mount else ALL_SCOPES)
+    return tuple(scope for scope in ALL_SCOPES if scope in wanted)
+
+
 def allows(bound: Sequence[str], resource: str | None) -> bool:
-    """A token bound to ``bound`` (empty: to nothing in particular) may access ``resource``
-    (``None``: unknown, which only an unbound token may access)."""
+    """A token bound to ``bound`` may access ``resource`` (``None``: not a request, where only
+    an unbound token is accepted). An unbound token (issued without ``resource``) serves the
+    REST API only; both MCP servers need a token issued for them (SPEC §8.2)."""
+    if resource is None:
+        return not bound
     if not bound:
-        return True
-    return resource is not None and normalize(resource) in {normalize(r) for r in bound}
+        return mcp_mount_of(resource) is None
+    return normalize(resource) in {normalize(r) for r in bound}

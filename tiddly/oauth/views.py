@@ -25,20 +25,23 @@ from django.contrib import admin
 from django.contrib.auth.views import LoginView as DjangoLoginView
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider import views as dot_views
 from oauth2_provider.exceptions import OAuthToolkitError
-from oauth2_provider.models import get_application_model
+from oauth2_provider.models import get_access_token_model, get_application_model
 from oauth2_provider.views import AuthorizationView
 from oauth2_provider.views.metadata import OAuthProtectedResourceMetadataView
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
+from tiddly.models import OAuthClientScope
 from tiddly.oauth import resources
-from tiddly.scopes import ALL_SCOPES, DESCRIPTIONS, invalid_scopes
+from tiddly.scopes import ALL_SCOPES, DESCRIPTIONS, invalid_scopes, scope_string
 
 GRANT_TYPES = ["authorization_code", "refresh_token"]
 AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
@@ -331,7 +334,12 @@ def _register(data: dict[str, Any]) -> tuple[Any, str | None]:
         application.full_clean()
     except ValidationError as exc:
         raise RegistrationError("invalid_client_metadata", " ".join(exc.messages)) from None
-    application.save()
+    with transaction.atomic():
+        application.save()
+        if scope.split():  # the most this client can ever be granted (tiddly.oauth.validator)
+            OAuthClientScope.objects.create(
+                application=application, scope=scope_string(scope.split())
+            )
     return application, secret
 
 
@@ -347,8 +355,9 @@ def _registration_response(
         "response_types": ["code"],
         "token_endpoint_auth_method": data.get("token_endpoint_auth_method", "client_secret_basic"),
     }
-    if data.get("scope"):
-        body["scope"] = data["scope"]
+    registered = OAuthClientScope.objects.filter(application=application).first()
+    if registered is not None:
+        body["scope"] = registered.scope
     if secret is not None:
         body["client_secret"] = secret
         body["client_secret_expires_at"] = 0
@@ -395,6 +404,20 @@ def with_issuer(uri: str, issuer: str) -> str:
     return urlunsplit(parts._replace(query=urlencode([*query, ("iss", issuer)])))
 
 
+def _approved_before(user: Any, client_id: str, scopes: list[str], wanted: list[str]) -> bool:
+    """Whether ``user`` holds a live token of this client for exactly these resources, with these
+    scopes or more: the only earlier approval that ``approval_prompt=auto`` may reuse."""
+    wanted_resources = {resources.normalize(uri) for uri in wanted}
+    tokens = get_access_token_model().objects.filter(
+        user=user, application__client_id=client_id, expires__gt=timezone.now()
+    )
+    return any(
+        {resources.normalize(uri) for uri in token.resource or ()} == wanted_resources
+        and token.allow_scopes(scopes)
+        for token in tokens
+    )
+
+
 class AuthorizeView(RefuseNul, AuthorizationView):
     """The toolkit's authorization endpoint with Tiddly's consent page and resource check."""
 
@@ -409,6 +432,15 @@ class AuthorizeView(RefuseNul, AuthorizationView):
         for uri in request.GET.getlist("resource"):
             if not resources.is_known(request, uri):
                 raise _invalid_target(uri, redirect_uri, state)
+        if request.GET.get("approval_prompt") == "auto" and not _approved_before(
+            request.user, credentials["client_id"], scopes, request.GET.getlist("resource")
+        ):
+            # The toolkit's "auto" reuses any earlier token whose scopes cover these, whatever
+            # its resource; only an identical earlier grant may skip consent (SPEC §8.2), so
+            # anything else is shown the consent page as if approval were forced.
+            query = request.GET.copy()
+            query["approval_prompt"] = "force"
+            request.GET = QueryDict(query.urlencode())
         return scopes, credentials
 
     def redirect(self, redirect_to: str, application: Any) -> HttpResponse:

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import re
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,16 +20,20 @@ import uvicorn
 
 from tiddly.asgi import application
 
-PORT = 8742
 REDIRECT = "http://127.0.0.1:8749/callback"
 
 
 @contextmanager
-def live_server(port: int = PORT) -> Iterator[str]:
+def live_server() -> Iterator[str]:
+    """The ASGI app on a port the system picks: parallel runs never collide on a fixed one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
     server = uvicorn.Server(
         uvicorn.Config(application, host="127.0.0.1", port=port, lifespan="off", log_level="error")
     )
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started and time.monotonic() < deadline:
@@ -38,6 +43,7 @@ def live_server(port: int = PORT) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()
 
 
 def pkce() -> tuple[str, str]:

@@ -3,7 +3,9 @@ hash never shown, and each staff user sees only their own tokens."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from html import unescape
 from typing import Any
 
 import pytest
@@ -118,3 +120,38 @@ def test_token_pages_never_offer_the_hash_field(admin_client: Client, staff: Any
     for page in (_url("add"), _url("change", token.pk)):
         response = admin_client.get(page)
         assert "token_hash" not in response.content.decode()
+
+
+def _form_as_rendered(html: str) -> dict[str, Any]:
+    """What a browser posts for the add form untouched: text inputs' values, ticked boxes."""
+    data: dict[str, Any] = {}
+    for tag in re.findall(r"<input[^>]*>", html):
+        name = re.search(r'name="([^"]*)"', tag)
+        if name is None or 'type="submit"' in tag:
+            continue
+        kind = re.search(r'type="([^"]*)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if kind and kind.group(1) == "checkbox":
+            if " checked" in tag:
+                data.setdefault(name.group(1), []).append(
+                    unescape(value.group(1)) if value else "on"
+                )
+        else:
+            data[name.group(1)] = unescape(value.group(1)) if value else ""
+    return data
+
+
+def test_the_add_form_starts_with_all_four_scopes_and_saves_as_is(
+    staff_client: Client, staff: Any
+) -> None:
+    page = staff_client.get(_url("add"))
+    assert page.status_code == 200
+    form = _form_as_rendered(page.content.decode())
+    assert form["scopes"] == list(ALL_SCOPES)
+
+    response = staff_client.post(_url("add"), {**form, "name": "as is"})
+
+    assert response.status_code == 200, response.context["adminform"].form.errors
+    token = ApiToken.objects.get()
+    assert token.scopes == " ".join(ALL_SCOPES)
+    assert response.context["plaintext"].startswith("tdly_")

@@ -89,7 +89,9 @@ def test_401s_point_at_their_resource_metadata(client: Client) -> None:
     )
     assert bad["WWW-Authenticate"] == (
         f'Bearer resource_metadata="{BASE}/.well-known/oauth-protected-resource", '
-        'error="invalid_token"'
+        'error="invalid_token", error_description="This OAuth access token is expired or '
+        "revoked. Refresh it with the refresh token, or reconnect (authorize again) to the "
+        f'Tiddly REST API at {BASE}."'
     )
 
 

@@ -3,7 +3,8 @@
 Dynamic client registration is open to anyone (throttled), so registrations that never led to a
 token pile up; those older than TIDDLY_OAUTH_UNUSED_CLIENT_DAYS with no token, refresh token or
 pending authorization code are deleted. Then the toolkit's ``cleartokens`` removes expired
-tokens and codes. Run it daily (cron, a systemd timer).
+tokens and codes, and records of redeemed codes older than a refresh token's lifetime (nothing
+issued from them can still be live) go too. Run it daily (cron, a systemd timer).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
+from oauth2_provider.settings import oauth2_settings
+
+from tiddly.models import RedeemedCode
 
 
 def remove_unused_clients(days: int) -> int:
@@ -41,4 +45,6 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         removed = remove_unused_clients(options["days"])
         call_command("cleartokens")
+        lifetime = timedelta(seconds=oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS)
+        RedeemedCode.objects.filter(created_at__lt=timezone.now() - lifetime).delete()
         self.stdout.write(f"Removed {removed} unused OAuth client registration(s).")
