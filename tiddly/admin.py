@@ -115,13 +115,12 @@ class ApiTokenAdmin(OwnedAdmin):
         if change:
             return super().save_form(request, form, change)
         data = form.cleaned_data
-        token, plaintext = ApiToken.issue(
+        token, _ = ApiToken.issue(
             owner=data.get("owner") or request.user,
             name=data["name"],
             expires_at=data.get("expires_at"),
             scopes=data["scopes"],
         )
-        token.plaintext = plaintext  # type: ignore[attr-defined]  # for response_add, never stored
         return token
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
@@ -133,7 +132,7 @@ class ApiTokenAdmin(OwnedAdmin):
             super().save_related(request, form, formsets, change)
 
     def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None) -> Any:
-        plaintext = getattr(obj, "plaintext", None)
+        plaintext = obj.plaintext
         if plaintext is None:
             return super().response_add(request, obj, post_url_continue)
         # Admin views are never_cache (no-store), so the page with the secret is not cached either.

@@ -40,7 +40,9 @@ class TokenOut(serializers.ModelSerializer):
 
 
 class TokenCreatedOut(TokenOut):
-    token = serializers.CharField(help_text="The plaintext token. Shown only this once.")
+    token = serializers.CharField(
+        source="plaintext", help_text="The plaintext token. Shown only this once."
+    )
 
     class Meta(TokenOut.Meta):
         fields = [*TokenOut.Meta.fields, "token"]
@@ -101,13 +103,12 @@ class TokenViewSet(viewsets.GenericViewSet):
         data.is_valid(raise_exception=True)
         days = data.validated_data.get("expires_in_days")
         expires = timezone.now() + timedelta(days=days) if days else None
-        token, plaintext = ApiToken.issue(
+        token, _ = ApiToken.issue(
             owner=request.user,
             name=data.validated_data["name"].strip(),
             expires_at=expires,
             scopes=scope_string(data.validated_data.get("scopes", ALL_SCOPES)),
         )
-        token.token = plaintext  # type: ignore[attr-defined]
         return Response(TokenCreatedOut(token).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, pk: str) -> Response:

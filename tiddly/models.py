@@ -34,6 +34,8 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
+    #: The plaintext, on the instance ``issue`` returns and nowhere else: never stored.
+    plaintext: str | None = None
     # Space-separated, in the canonical order of tiddly.scopes.ALL_SCOPES (like OAuth's scope).
     scopes = models.CharField(max_length=100, default=ALL_SCOPES)
 
@@ -67,6 +69,7 @@ class ApiToken(models.Model):
             expires_at=expires_at,
             scopes=scopes,
         )
+        token.plaintext = plaintext
         return token, plaintext
 
 
