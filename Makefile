@@ -51,7 +51,8 @@ test-postgres: install
 fuzz: install
 	.ci/fuzz
 
-# The MCP Inspector CLI (pinned, cached in .ci/.npm-inspector/) against a live server (SPEC §7).
+# The MCP Inspector CLI (pinned, cached in .ci/.npm-inspector/) against a live server: tools,
+# errors and resources on both servers (SPEC §7, §17.3).
 inspector: install
 	.ci/inspector
 
