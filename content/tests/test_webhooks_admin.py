@@ -157,3 +157,16 @@ def test_a_superuser_sees_every_webhook(other: Any, public_urls: None) -> None:
     client.force_login(root)
 
     assert "/theirs" in client.get(LIST).content.decode()
+
+
+def test_a_superuser_adds_a_webhook_for_someone_else(other: Any, public_urls: None) -> None:
+    root = get_user_model().objects.create_superuser("root", password="pw")
+    client = Client()
+    client.force_login(root)
+
+    response = client.post(f"{LIST}add/", {"owner": other.pk, "url": "http://127.0.0.1:10/theirs"})
+
+    assert response.status_code == 200
+    hook = Webhook.objects.get()
+    assert (hook.owner, hook.url) == (other, "http://127.0.0.1:10/theirs")
+    assert hook.secret in response.content.decode()
