@@ -12,7 +12,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
 .PHONY: run test lint format bench install migrate superuser token \
-	check test-sqlite test-postgres fuzz inspector mcp-sdk2 readme-examples browser-deps browser-test
+	check test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -51,9 +51,15 @@ test-postgres: install
 fuzz: install
 	.ci/fuzz
 
-# The MCP Inspector CLI (pinned, cached in .ci/.npm-inspector/) against a live server (SPEC §7).
+# The MCP Inspector CLI (pinned, cached in .ci/.npm-inspector/) against a live server: tools,
+# errors and resources on both servers (SPEC §7, §17.3).
 inspector: install
 	.ci/inspector
+
+# The official MCP conformance suite (pinned, cached in .ci/.npm-conformance/): the server
+# scenarios that apply (initialize, ping, tools-list, resources-list, prompts-list) on both servers.
+conformance: install
+	.ci/conformance
 
 # Today's official MCP SDK (mcp 2.x, pinned, in its own venv .ci/.venv-mcp-sdk2/) against a live
 # server: initialize, tools/list, create/edit/get, prompts/list (SPEC §7).
@@ -72,7 +78,7 @@ browser-test: install browser-deps
 	$(BIN)/python -m pytest browser_tests $(PYTEST_ARGS)
 
 # Everything CI runs (.ci/run): the habit before you stop.
-check: lint test-sqlite test-postgres fuzz inspector mcp-sdk2 readme-examples browser-test
+check: lint test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples browser-test
 	@echo "== make check passed =="
 
 format: install

@@ -263,6 +263,9 @@ TIDDLY_SHARE_THROTTLE_ENABLED = env_bool("TIDDLY_THROTTLE_ENABLED", True)
 TIDDLY_CHANGES_RETENTION_DAYS = env_int("TIDDLY_CHANGES_RETENTION_DAYS", 90, minimum=1)
 TIDDLY_WEBHOOK_DELIVERY_DAYS = env_int("TIDDLY_WEBHOOK_DELIVERY_DAYS", 30, minimum=1)
 TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30, 120, 600, 3600])
+# How often (seconds) a task worker queues the pruning of expired changes and deliveries; 0 = never
+# (then run `manage.py prune_changes` from cron).
+TIDDLY_PRUNE_INTERVAL = env_int("TIDDLY_PRUNE_INTERVAL", 3600, minimum=0)
 
 # Finding by meaning (SPEC §16): "local" (wordllama's shipped model, no network), "openai" (any
 # OpenAI-compatible /v1/embeddings endpoint of the operator's) or "off".

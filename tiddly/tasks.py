@@ -10,6 +10,9 @@
   SQLite, so every task runs once however many workers run) plus the re-queueing of tasks whose
   worker died. The web process runs one loop in a thread (``EmbeddedWorker``, started by the ASGI
   lifespan) unless ``TIDDLY_EMBEDDED_WORKER=0``; ``python manage.py worker`` runs more.
+- Periodic work (retention pruning) is a task registered with ``register_periodic``: each worker
+  loop queues it when it starts and then at most once per its interval setting, unless one is
+  already waiting in the queue.
 - Tests run due tasks in-process through the real backend with ``run_tasks()``.
 """
 
@@ -17,7 +20,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -95,16 +100,54 @@ def run_ready(max_tasks: int | None = None) -> int:
     return ran
 
 
+@dataclass(frozen=True)
+class Periodic:
+    task: Task[[], Any]
+    interval_setting: str  # seconds; 0 = never
+
+    def interval(self) -> float:
+        return float(getattr(settings, self.interval_setting))
+
+
+_periodic: list[Periodic] = []
+
+
+def register_periodic(task: Task[[], Any], *, interval_setting: str) -> None:
+    """Have every worker queue ``task()`` at its start and then once per the setting's seconds."""
+    if all(p.task.module_path != task.module_path for p in _periodic):
+        _periodic.append(Periodic(task, interval_setting))
+
+
+def queue_periodic(next_due: dict[str, float], now: float | None = None) -> int:
+    """Queue each periodic task that is due by ``next_due`` (a worker's own clock: task path →
+    monotonic time; absent = due now) and not already waiting in the queue. Returns how many."""
+    now = time.monotonic() if now is None else now
+    queued = 0
+    for periodic in _periodic:
+        path, interval = periodic.task.module_path, periodic.interval()
+        if interval <= 0 or now < next_due.get(path, now):
+            continue
+        next_due[path] = now + interval
+        waiting = DBTaskResult.objects.filter(status=TaskResultStatus.READY, task_path=path)
+        if not waiting.exists():  # a backed-up queue gets one, not one per interval
+            periodic.task.enqueue()
+            queued += 1
+    return queued
+
+
 def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 30.0) -> None:
     """A worker's life: run what is ready, wait ``interval``, again, until ``stop`` is set;
-    every ``check_every`` seconds re-queue interrupted tasks first."""
+    every ``check_every`` seconds re-queue interrupted tasks first; queue periodic tasks when
+    they are due."""
     next_check = 0.0
+    next_due: dict[str, float] = {}
     while not stop.is_set():
         try:
             now = timezone.now().timestamp()
             if now >= next_check:
                 requeue_interrupted()
                 next_check = now + check_every
+            queue_periodic(next_due)
             run_ready()
         except Exception:  # a broken database connection must not end the worker
             logger.exception("Task worker loop failed; retrying")
@@ -192,6 +235,8 @@ __all__ = [
     "EmbeddedWorker",
     "embedded_worker",
     "enqueue_on_commit",
+    "queue_periodic",
+    "register_periodic",
     "requeue_interrupted",
     "run_ready",
     "run_tasks",

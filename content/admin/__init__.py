@@ -2,10 +2,11 @@
 
 Split by concern: ``filters``, ``forms`` (validated and saved by the services), ``actions``
 (lifecycle actions), ``items`` (the item admins), ``item_history`` (history on an item's page),
-``portability`` (the Import page and the export actions every item list has), ``tags`` and
-``history`` (the read-only version list). Importing the package registers them.
+``portability`` (the Import page and the export actions every item list has), ``tags``,
+``history`` (the read-only version list), ``sharing`` and ``webhooks`` (webhooks, their
+deliveries, "Send ping"). Importing the package registers them.
 """
 
-from content.admin import history, items, saved_filters, sharing, tags
+from content.admin import history, items, saved_filters, sharing, tags, webhooks
 
-__all__ = ["history", "items", "saved_filters", "sharing", "tags"]
+__all__ = ["history", "items", "saved_filters", "sharing", "tags", "webhooks"]

@@ -141,7 +141,9 @@ def delete_permanently(
         modeladmin,
         request,
         qs,
-        lambda item, ref: services.delete_item_permanently(owner=item.owner, ref=ref),
+        lambda item, ref: services.delete_item_permanently(
+            owner=item.owner, ref=ref, actor=ADMIN_ACTOR
+        ),
         done="Deleted permanently",
     )
     return None

@@ -40,7 +40,7 @@ from content.admin.capture import (
     capture_status,
 )
 from content.admin.filters import StateFilter, TagFilter
-from content.admin.forms import MONOSPACE, ItemAdminForm
+from content.admin.forms import ADMIN_ACTOR, MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
 from content.admin.portability import PortabilityAdminMixin
 from content.admin.sharing import share_selected, unshare_selected
@@ -213,7 +213,9 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[obj.pk])
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        services.delete_item_permanently(owner=obj.owner, ref=ItemRef(self.model, pk=obj.pk))
+        services.delete_item_permanently(
+            owner=obj.owner, ref=ItemRef(self.model, pk=obj.pk), actor=ADMIN_ACTOR
+        )
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         for item in queryset.select_related("owner"):

@@ -198,7 +198,9 @@ class ItemViewSet(ShareActions, MeaningActions, HistoryActions):
         permanent = validated(s.DeleteQuerySerializer, request.query_params)["permanent"]
         ref, actor, checked = self.ref(), actor_for(request), precondition(request)
         if permanent:
-            services.delete_item_permanently(owner=owner_of(request), ref=ref, precondition=checked)
+            services.delete_item_permanently(
+                owner=owner_of(request), ref=ref, actor=actor, precondition=checked
+            )
         else:
             services.trash_item(owner=owner_of(request), ref=ref, actor=actor, precondition=checked)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -14,7 +14,7 @@ from typing import Any, TypedDict, TypeVar, cast
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from content import history, rules
+from content import history, item_types, rules
 from content.errors import BadState, PreconditionFailed, StaleItem
 from content.history import Actor
 from content.models import HistoryAction, Item, Relationship
@@ -320,14 +320,44 @@ def trash_item(
 
 @transaction.atomic
 def delete_item_permanently(
-    *, owner: Owner, ref: ItemRef, precondition: Precondition = NO_PRECONDITION
+    *, owner: Owner, ref: ItemRef, actor: Actor, precondition: Precondition = NO_PRECONDITION
 ) -> None:
-    """Delete for good, in any state, with all of the item's history."""
+    """Delete for good, in any state, with all of the item's history.
+
+    Its links go with it, and each item at their other end records an ``unlink`` event (so the
+    feed has an ``unlinked`` change on that end, SPEC §17.1); the item itself records ``purged``.
+    """
     item = locked_item(owner, ref, allow_deleted=True)
     precondition.check(item)
-    history.erase(item)
-    Relationship.objects.touching(item.type_name, item.pk).delete()
+    links = Relationship.objects.filter(owner=owner).touching(item.type_name, item.pk)
+    others = _other_ends_locked(owner, item, list(links))
+    history.erase(item, source=actor.source)
+    links.delete()
+    for other in others:
+        history.record_event(item=other, action=HistoryAction.UNLINK, actor=actor)
     item.delete()
+
+
+def _other_ends_locked(owner: Owner, item: Item, links: list[Relationship]) -> list[Item]:
+    """The items linked to ``item``, in any state, each under its row lock, in the links'
+    canonical order (the order ``create_link`` and ``delete_link`` lock in)."""
+
+    ends = sorted(
+        {
+            (t, i)
+            for link in links
+            for t, i in ((link.source_type, link.source_id), (link.target_type, link.target_id))
+            if (t, i) != (item.type_name, item.pk)
+        }
+    )
+    locked = []
+    for type_name, pk in ends:
+        model = item_types.model_for(type_name)
+        qs = model.objects.select_for_update().filter(owner=owner, pk=pk)
+        other = one_with_content(qs)  # with content: the history event snapshots the item
+        if other is not None:
+            locked.append(other)
+    return locked
 
 
 @transaction.atomic

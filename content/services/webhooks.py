@@ -65,6 +65,12 @@ def _check_lists(events: Sequence[str] | None, types: Sequence[str] | None) -> N
         raise ValidationFailed(problems)
 
 
+def check_webhook(*, url: str, events: Sequence[str] = (), types: Sequence[str] = ()) -> None:
+    """Every check ``create_webhook`` makes, writing nothing (the admin's form validates first)."""
+    _check_lists(events, types)
+    _check_url(url)
+
+
 def _uuid(value: Any) -> uuid.UUID:
     try:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))

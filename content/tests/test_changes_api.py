@@ -180,3 +180,91 @@ def test_anonymous_gets_401(anon: APIClient) -> None:
 def test_the_api_root_links_the_feed(anon: APIClient) -> None:
     body = anon.get(reverse("api-root")).json()
     assert body["changes"].endswith("/api/changes/")
+
+
+def _linked_notes(api: APIClient) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    doomed, a, b = _note(api), _note(api), _note(api)
+    for other in (a, b):
+        link = api.post(
+            "/api/relationships/",
+            {
+                "source_type": "note",
+                "source_id": doomed["id"],
+                "target_type": "note",
+                "target_id": other["id"],
+            },
+            format="json",
+        )
+        assert link.status_code == 201
+    return doomed, a, b
+
+
+def _after(api: APIClient, cursor: str) -> list[tuple[str, str, str]]:
+    return [(c["action"], c["id"], c["source"]) for c in _feed(api, since=cursor)["changes"]]
+
+
+def test_a_purge_unlinks_the_other_ends_with_one_change_each(api: APIClient) -> None:
+    from content.models import HistoryAction, ItemVersion, Relationship
+
+    doomed, a, b = _linked_notes(api)
+    cursor = _feed(api)["next_cursor"]
+    response = api.delete(
+        f"/api/notes/{doomed['id']}/?permanent=true", HTTP_X_REQUEST_SOURCE="my-script"
+    )
+    assert response.status_code == 204
+    assert sorted(_after(api, cursor)) == sorted(
+        [
+            ("purged", doomed["id"], "my-script"),
+            ("unlinked", a["id"], "my-script"),
+            ("unlinked", b["id"], "my-script"),
+        ]
+    )
+    assert not Relationship.objects.exists()
+    for other in (a, b):
+        unlinks = ItemVersion.objects.filter(item_id=other["id"], action=HistoryAction.UNLINK)
+        assert list(unlinks.values_list("source", flat=True)) == ["my-script"]
+        assert api.get(f"/api/relationships/?type=note&id={other['id']}").json()["count"] == 0
+
+
+def test_a_purge_of_an_item_linked_to_one_in_the_trash_unlinks_that_one_too(
+    api: APIClient,
+) -> None:
+    doomed, a, b = _linked_notes(api)
+    assert api.delete(f"/api/notes/{a['id']}/").status_code == 204
+    cursor = _feed(api)["next_cursor"]
+    assert api.delete(f"/api/notes/{doomed['id']}/?permanent=true").status_code == 204
+    assert sorted(_after(api, cursor)) == sorted(
+        [
+            ("purged", doomed["id"], "api"),
+            ("unlinked", a["id"], "api"),
+            ("unlinked", b["id"], "api"),
+        ]
+    )
+
+
+@pytest.mark.parametrize("path", ["action", "delete_view"])
+def test_an_admin_purge_records_source_admin_on_every_end(
+    api: APIClient, staff: Any, path: str
+) -> None:
+    from django.test import Client
+
+    doomed, a, b = _linked_notes(api)
+    cursor = _feed(api)["next_cursor"]
+    admin = Client()
+    admin.force_login(staff)
+    if path == "action":
+        response = admin.post(
+            "/admin/content/note/",
+            {"action": "delete_permanently", "_selected_action": [doomed["id"]], "post": "yes"},
+        )
+    else:
+        response = admin.post(f"/admin/content/note/{doomed['id']}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert api.get(f"/api/notes/{doomed['id']}/").status_code == 404
+    assert sorted(_after(api, cursor)) == sorted(
+        [
+            ("purged", doomed["id"], "admin"),
+            ("unlinked", a["id"], "admin"),
+            ("unlinked", b["id"], "admin"),
+        ]
+    )

@@ -136,7 +136,7 @@ def test_permanent_delete_erases_the_items_history_only(owner: Any) -> None:
     doomed, kept = make_note(owner), make_note(owner)
     update(owner, doomed, content="changed")
     services.archive_item(owner=owner, ref=ref(doomed), actor=Actor())
-    services.delete_item_permanently(owner=owner, ref=ref(doomed))
+    services.delete_item_permanently(owner=owner, ref=ref(doomed), actor=Actor("api"))
     assert not history.item_versions(doomed).exists()
     assert numbers(kept) == [1]
 
