@@ -266,6 +266,8 @@ TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30
 # How often (seconds) a task worker queues the pruning of expired changes and deliveries; 0 = never
 # (then run `manage.py prune_changes` from cron).
 TIDDLY_PRUNE_INTERVAL = env_int("TIDDLY_PRUNE_INTERVAL", 3600, minimum=0)
+# Finished (successful or failed) task records are kept this many days, then pruned with the rest.
+TIDDLY_TASK_RESULT_DAYS = env_int("TIDDLY_TASK_RESULT_DAYS", 7, minimum=1)
 
 # Finding by meaning (SPEC §16): "local" (wordllama's shipped model, no network), "openai" (any
 # OpenAI-compatible /v1/embeddings endpoint of the operator's) or "off".

@@ -112,6 +112,15 @@ class Periodic:
 _periodic: list[Periodic] = []
 
 
+def prune_finished(*, now: Any = None) -> int:
+    """Delete the records of tasks that finished (successfully or not) more than
+    TIDDLY_TASK_RESULT_DAYS ago; how many. Queued and running tasks are never touched."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.TIDDLY_TASK_RESULT_DAYS)
+    done = (TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED)
+    deleted, _ = DBTaskResult.objects.filter(status__in=done, finished_at__lt=cutoff).delete()
+    return deleted
+
+
 def register_periodic(task: Task[[], Any], *, interval_setting: str) -> None:
     """Have every worker queue ``task()`` at its start and then once per the setting's seconds."""
     if all(p.task.module_path != task.module_path for p in _periodic):
@@ -235,6 +244,7 @@ __all__ = [
     "EmbeddedWorker",
     "embedded_worker",
     "enqueue_on_commit",
+    "prune_finished",
     "queue_periodic",
     "register_periodic",
     "requeue_interrupted",

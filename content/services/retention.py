@@ -1,8 +1,9 @@
-"""Retention of the change feed and webhook deliveries (SPEC §17.1, §17.2), run on a schedule.
+"""Retention, run on a schedule: the change feed and webhook deliveries (SPEC §17.1, §17.2),
+version history (SPEC §6) and the task queue's finished records.
 
 Every task worker queues ``prune_task`` when it starts and then once per ``TIDDLY_PRUNE_INTERVAL``
-seconds (``tiddly.tasks.register_periodic``), so `make run` alone keeps both tables to their
-retention; ``manage.py prune_changes`` does the same by hand or from cron.
+seconds (``tiddly.tasks.register_periodic``), so `make run` alone keeps every table to its
+retention; ``manage.py prune_changes`` / ``prune_history`` do the same by hand or from cron.
 """
 
 from __future__ import annotations
@@ -11,20 +12,30 @@ from typing import TypedDict
 
 from django_tasks import task
 
+from content.history import prune_all
 from content.history.changes import prune_changes
 from content.services.webhooks import prune_deliveries
-from tiddly.tasks import register_periodic
+from tiddly.tasks import prune_finished, register_periodic
 
 
 class Pruned(TypedDict):
     changes: int
     deliveries: int
+    history: int  # version and event rows
+    tasks: int  # finished task records
 
 
 def prune_expired() -> Pruned:
-    """Drop changes older than TIDDLY_CHANGES_RETENTION_DAYS and deliveries older than
-    TIDDLY_WEBHOOK_DELIVERY_DAYS; how many of each. Idempotent."""
-    return {"changes": prune_changes(), "deliveries": prune_deliveries()}
+    """Drop changes older than TIDDLY_CHANGES_RETENTION_DAYS, deliveries older than
+    TIDDLY_WEBHOOK_DELIVERY_DAYS, history past TIDDLY_HISTORY_MAX_VERSIONS/_DAYS and task records
+    finished more than TIDDLY_TASK_RESULT_DAYS ago; how many of each. Idempotent."""
+    history = prune_all()
+    return {
+        "changes": prune_changes(),
+        "deliveries": prune_deliveries(),
+        "history": history.versions + history.events + history.orphans,
+        "tasks": prune_finished(),
+    }
 
 
 @task()

@@ -93,7 +93,7 @@ def test_the_worker_loop_prunes_expired_changes_and_deliveries(
 
     (result,) = DBTaskResult.objects.filter(task_path=PRUNE)
     assert result.status == TaskResultStatus.SUCCESSFUL
-    assert result.return_value == {"changes": 2, "deliveries": 1}
+    assert result.return_value == {"changes": 2, "deliveries": 1, "history": 0, "tasks": 0}
     assert list(Change.objects.values_list("id", flat=True)) == new
     assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [fresh]
     assert not Change.objects.filter(id__in=old).exists()
@@ -114,3 +114,56 @@ def test_the_command_prunes_and_says_how_many(owner: Any, settings: Any) -> None
     )
     assert list(Change.objects.values_list("id", flat=True)) == new
     assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [fresh]
+
+
+@pytest.mark.django_db
+def test_finished_task_records_are_pruned_after_their_days_queued_ones_never(
+    owner: Any, settings: Any
+) -> None:
+    settings.TIDDLY_TASK_RESULT_DAYS = 7
+    for _ in range(3):
+        prune_task.enqueue()
+    done, failed, waiting = DBTaskResult.objects.order_by("enqueued_at")
+    long_ago = timezone.now() - timedelta(days=8)
+    DBTaskResult.objects.filter(pk=done.pk).update(
+        status=TaskResultStatus.SUCCESSFUL, finished_at=long_ago
+    )
+    DBTaskResult.objects.filter(pk=failed.pk).update(
+        status=TaskResultStatus.FAILED, finished_at=long_ago
+    )
+    DBTaskResult.objects.filter(pk=waiting.pk).update(enqueued_at=long_ago)
+    recent = prune_task.enqueue()
+    DBTaskResult.objects.filter(pk=recent.id).update(
+        status=TaskResultStatus.SUCCESSFUL, finished_at=timezone.now() - timedelta(days=6)
+    )
+
+    assert tasks.prune_finished() == 2
+
+    assert set(DBTaskResult.objects.values_list("pk", flat=True)) == {
+        waiting.pk,
+        uuid.UUID(recent.id),
+    }
+
+
+@pytest.mark.django_db
+def test_the_prune_applies_history_retention_too(owner: Any, settings: Any) -> None:
+    from content import services
+    from content.history import Actor
+    from content.models import ItemVersion, Note
+    from content.queries import ItemRef
+
+    settings.TIDDLY_HISTORY_MAX_VERSIONS = 100
+    note = services.create_item(
+        owner=owner, model=Note, data={"title": "t", "content": "v1"}, actor=Actor()
+    )
+    for n in range(2, 6):
+        ref = ItemRef(model=Note, pk=note.pk)
+        services.update_item(owner=owner, ref=ref, data={"content": f"v{n}"}, actor=Actor())
+    settings.TIDDLY_HISTORY_MAX_VERSIONS = 2  # lowered since: only the scheduled prune applies it
+    before = ItemVersion.objects.filter(item_id=note.pk, version__isnull=False).count()
+
+    pruned = prune_task.call()
+
+    after = ItemVersion.objects.filter(item_id=note.pk, version__isnull=False).count()
+    assert pruned["history"] == before - after > 0
+    assert after <= 2
