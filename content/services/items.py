@@ -6,7 +6,7 @@ Each service is keyword-only, runs in one transaction, takes the owner, and rais
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
@@ -327,36 +327,49 @@ def delete_item_permanently(
     Its links go with it, and each item at their other end records an ``unlink`` event (so the
     feed has an ``unlinked`` change on that end, SPEC §17.1); the item itself records ``purged``.
     """
-    item = locked_item(owner, ref, allow_deleted=True)
+    found = locked_item(owner, ref, allow_deleted=True, lock=False)
+    me = (found.type_name, found.pk)
+    links = Relationship.objects.filter(owner=owner).touching(*me)
+    # The item and the other ends of its links are locked in one canonical order, the order
+    # create_link and delete_link lock in, so a concurrent link or unlink waits instead of
+    # deadlocking with the purge.
+    ends = _ends(links, me)
+    locked = _lock_in_order(owner, sorted(ends | {me}))
+    item = locked.pop(me, None)
+    if item is None:  # purged by a concurrent request
+        raise ref.not_found()
     precondition.check(item)
-    links = Relationship.objects.filter(owner=owner).touching(item.type_name, item.pk)
-    others = _other_ends_locked(owner, item, list(links))
+    # A link made between the first read and the item's lock (none can be made after it).
+    locked.update(_lock_in_order(owner, sorted(_ends(links, me) - ends)))
     history.erase(item, source=actor.source)
     links.delete()
-    for other in others:
+    for other in locked.values():
         history.record_event(item=other, action=HistoryAction.UNLINK, actor=actor)
     item.delete()
 
 
-def _other_ends_locked(owner: Owner, item: Item, links: list[Relationship]) -> list[Item]:
-    """The items linked to ``item``, in any state, each under its row lock, in the links'
-    canonical order (the order ``create_link`` and ``delete_link`` lock in)."""
+_Key = tuple[str, Any]
 
-    ends = sorted(
-        {
-            (t, i)
-            for link in links
-            for t, i in ((link.source_type, link.source_id), (link.target_type, link.target_id))
-            if (t, i) != (item.type_name, item.pk)
-        }
-    )
-    locked = []
-    for type_name, pk in ends:
+
+def _ends(links: Iterable[Relationship], me: _Key) -> set[_Key]:
+    """The ``(type, id)`` of every item at the other end of ``links`` from ``me``."""
+    return {
+        (t, i)
+        for link in links
+        for t, i in ((link.source_type, link.source_id), (link.target_type, link.target_id))
+        if (t, i) != me
+    }
+
+
+def _lock_in_order(owner: Owner, keys: list[_Key]) -> dict[_Key, Item]:
+    """The items of ``keys`` (in any state; gone ones left out), locked in the order given."""
+    locked: dict[_Key, Item] = {}
+    for type_name, pk in keys:
         model = item_types.model_for(type_name)
         qs = model.objects.select_for_update().filter(owner=owner, pk=pk)
-        other = one_with_content(qs)  # with content: the history event snapshots the item
-        if other is not None:
-            locked.append(other)
+        found = one_with_content(qs)  # with content: the history event snapshots the item
+        if found is not None:
+            locked[(type_name, pk)] = found
     return locked
 
 
