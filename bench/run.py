@@ -47,6 +47,7 @@ from harness import (
     prepare_database,
     redact,
     run_row,
+    server_env,
     sqlite_journal_mode,
 )
 from notetext import LINE_CHARS, LIST_WORD, TOKEN, make_note
@@ -54,7 +55,7 @@ from report import fmt, format_table, git, machine_info
 
 # Row modules, imported in this order: each registers its rows, and the groups run in the order
 # their first row was registered (the list corpus must be built before any large note exists).
-ROW_MODULES = ("rows_lists", "rows_notes", "rows_agent", "rows_mcp")
+ROW_MODULES = ("rows_lists", "rows_notes", "rows_agent", "rows_mcp", "rows_outbound")
 for _name in ROW_MODULES:
     importlib.import_module(_name)
 
@@ -193,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             PYTHONUNBUFFERED="1",
         )
+        env.update(server_env(scenarios))
         server = Server(env, workdir, args.port or free_port(), app_dir)
         atexit.register(server.stop)
         log(f"database: {vendor} {redact(db_url)}")
