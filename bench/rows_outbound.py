@@ -244,13 +244,14 @@ def user_client(bench: Bench, username: str) -> httpx.Client:
 
 
 _QUEUE_COUNT = (
-    "from django_tasks_db.models import DBTaskResult;"
-    "print(DBTaskResult.objects.filter(status__in=['READY','RUNNING']).count())"
+    "from django_tasks_db.models import DBTaskResult as T;"
+    "print(T.objects.ready().count() + T.objects.filter(status='RUNNING').count())"
 )
 
 
 def drain_queue(bench: Bench, timeout: float = 180) -> list[str]:
-    """Wait until the task queue holds nothing ready or running (work a row left behind)."""
+    """Wait until the task queue holds nothing due or running (work a row left behind; a retry
+    scheduled for later does not count)."""
     deadline = time.monotonic() + timeout
     while True:
         left = int(bench.server.manage("shell", "-c", _QUEUE_COUNT).strip().splitlines()[-1])
