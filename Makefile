@@ -12,7 +12,8 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
 .PHONY: run test lint format bench install migrate superuser token \
-	check test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples browser-deps browser-test
+	bench-outbound check test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples \
+	browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -87,3 +88,9 @@ format: install
 
 bench: install
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# Only the rows of page capture, the change feed and webhooks (issues 19, 21; bench/rows_outbound.py),
+# e.g. `make bench-outbound BENCH_ARGS="--database-url postgres://postgres@127.0.0.1:5432"`.
+OUTBOUND_ROWS = capture_100_pages,extract_1mb_html,bookmark_create_capture,changes_feed_10k,write_webhooks_5,webhook_deliveries_1k
+bench-outbound: install
+	$(BIN)/python bench/run.py --only $(OUTBOUND_ROWS) $(BENCH_ARGS)

@@ -7,7 +7,10 @@ scenario and size), an ``after`` check and a ``report``, and pass a ``Scenario``
 A new module goes into ``ROW_MODULES`` in bench/run.py (its place there orders the groups: the
 list corpus runs before any large note exists). Scenarios that need another client (e.g. an MCP
 session) pass ``open_worker``: a context manager factory yielding the per-worker client given to
-``op``. A module may also ``register_summary`` a function printing extra lines after the table.
+``op``. A module may also ``register_summary`` a function printing extra lines after the table,
+and ``register_env`` a function of the selected scenarios returning environment variables for the
+server under test (e.g. an outbound allow-list for a local page server the rows start); values
+that several modules give for one variable are joined with commas.
 """
 
 from __future__ import annotations
@@ -303,6 +306,7 @@ class Scenario:
 
 SCENARIOS: list[Scenario] = []  # in registration order: groups run in order of first appearance
 SUMMARIES: list[Callable[[list[dict]], str]] = []  # extra text printed after the table
+ENV_HOOKS: list[Callable[[Sequence[Scenario]], dict[str, str]]] = []  # server environment
 
 
 def register(*scenarios: Scenario) -> None:
@@ -318,6 +322,21 @@ def register(*scenarios: Scenario) -> None:
 def register_summary(fn: Callable[[list[dict]], str]) -> None:
     """Add a function of all rows' results whose text is printed after the table."""
     SUMMARIES.append(fn)
+
+
+def register_env(fn: Callable[[Sequence[Scenario]], dict[str, str]]) -> None:
+    """Add a function of the selected scenarios returning environment variables for the server
+    (called once, before it starts; return {} when none of your rows is selected)."""
+    ENV_HOOKS.append(fn)
+
+
+def server_env(scenarios: Sequence[Scenario]) -> dict[str, str]:
+    """What the ``register_env`` hooks ask for, a variable given twice joined with commas."""
+    env: dict[str, str] = {}
+    for hook in ENV_HOOKS:
+        for key, value in hook(scenarios).items():
+            env[key] = f"{env[key]},{value}" if env.get(key) else value
+    return env
 
 
 # Runner --------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import signal
 import statistics
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ from harness import (
     prepare_database,
     redact,
     run_row,
+    server_env,
     sqlite_journal_mode,
 )
 from notetext import LINE_CHARS, LIST_WORD, TOKEN, make_note
@@ -54,7 +56,7 @@ from report import fmt, format_table, git, machine_info
 
 # Row modules, imported in this order: each registers its rows, and the groups run in the order
 # their first row was registered (the list corpus must be built before any large note exists).
-ROW_MODULES = ("rows_lists", "rows_notes", "rows_agent", "rows_mcp")
+ROW_MODULES = ("rows_lists", "rows_notes", "rows_agent", "rows_mcp", "rows_outbound")
 for _name in ROW_MODULES:
     importlib.import_module(_name)
 
@@ -193,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             PYTHONUNBUFFERED="1",
         )
+        env.update(server_env(scenarios))
         server = Server(env, workdir, args.port or free_port(), app_dir)
         atexit.register(server.stop)
         log(f"database: {vendor} {redact(db_url)}")
@@ -218,7 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for group, items in groups.items():
             peak = 0.0
             for sc, size in items:
+                setup_started = time.perf_counter()
                 state = sc.setup(bench, size)
+                setup_s = time.perf_counter() - setup_started
                 for conc in sc.concurrency or args.concurrency:
                     if not server.alive():
                         raise RuntimeError(f"server died:\n{server.log_tail()}")
@@ -227,8 +232,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     cumulative = max(cumulative, before)
                     rss_reset = server.reset_hwm() and rss_reset
                     log(f"{sc.name} lines={size} c={conc} ...")
+                    row_started = time.perf_counter()
                     row = run_row(bench, sc, size, conc, state)
                     row["group"] = group
+                    # How long the row took to run, its checks included (and its setup, shared
+                    # by the scenario's concurrency levels, counted with the first).
+                    row["setup_s"] = round(setup_s, 1)
+                    row["elapsed_s"] = round(time.perf_counter() - row_started, 1)
+                    setup_s = 0.0
                     row["peak_rss_mb"] = round(server.hwm_kb() / 1024, 1)
                     row["rss_after_mb"] = round(server.rss_kb() / 1024, 1)
                     peak = max(peak, row["peak_rss_mb"])
@@ -238,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     log(
                         f"  n={row['n']} ok={row['ok']} {fmt(row['rps'])} req/s "
                         f"p50={fmt(row['p50_ms'])} p99={fmt(row['p99_ms'])} ms "
-                        f"rss={row['peak_rss_mb']} MB" + (" PROBLEMS" if row["problems"] else "")
+                        f"rss={row['peak_rss_mb']} MB setup {row['setup_s']} s, row "
+                        f"{row['elapsed_s']} s" + (" PROBLEMS" if row["problems"] else "")
                     )
             group_peak[group] = round(peak, 1)
             after_group[group] = round(cumulative, 1)

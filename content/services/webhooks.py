@@ -32,6 +32,7 @@ from tiddly.errors import NotFound, ValidationFailed
 from tiddly.tasks import enqueue_on_commit
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
+MAX_DELIVERIES_PER_TASK = 10
 DISABLE_AFTER_FAILURES = 10
 MAX_RESPONSE_BYTES = 64 * 1024
 PING = "ping"
@@ -158,15 +159,41 @@ def fan_out(sender: Any, changes: Sequence[Change], **kwargs: Any) -> None:
     _schedule([row.pk for row in rows])
 
 
+def deliveries_per_task() -> int:
+    """How many deliveries one queued task attempts: up to 10, and few enough that their
+    timeouts together stay within half the task lease (a task running past its lease is run
+    again by another worker)."""
+    lease = settings.TIDDLY_TASK_LEASE_SECONDS
+    return max(1, min(MAX_DELIVERIES_PER_TASK, int(lease // (2 * DELIVERY_TIMEOUT_SECONDS))))
+
+
 def _schedule(delivery_ids: list[Any], delay: float = 0) -> None:
-    """Queue one attempt per delivery when the transaction commits (never inside a request)."""
+    """Queue the attempts when the transaction commits (never inside a request): one task per
+    ``deliveries_per_task()`` deliveries, so a write that fans out to several webhooks adds one
+    queue row to its request, not one per webhook."""
+    ids = [str(delivery_id) for delivery_id in delivery_ids]
+    size = deliveries_per_task()
+    for start in range(0, len(ids), size):
+        enqueue_on_commit(deliver_many_task, ids[start : start + size], delay=delay)
+
+
+@task()
+def deliver_many_task(delivery_ids: list[str]) -> None:
+    """The queue's entry point: one attempt of each delivery (idempotent; see ``deliver``). One
+    that raises does not keep the others from their attempt; the task then fails with it."""
+    failed: Exception | None = None
     for delivery_id in delivery_ids:
-        enqueue_on_commit(deliver_task, str(delivery_id), delay=delay)
+        try:
+            deliver(delivery_id)
+        except Exception as exc:  # re-raised once the others had their attempt
+            failed = failed or exc
+    if failed is not None:
+        raise failed
 
 
 @task()
 def deliver_task(delivery_id: str) -> None:
-    """The queue's entry point: one attempt (idempotent; see ``deliver``)."""
+    """One attempt of one delivery: tasks queued before ``deliver_many_task`` still run."""
     deliver(delivery_id)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 from rest_framework.test import APIClient
 
 from content.models.webhooks import Webhook, WebhookDelivery
@@ -163,6 +165,56 @@ def test_a_worker_killed_mid_delivery_runs_it_again_with_the_same_webhook_id(
     assert first.headers["webhook-id"] == second.headers["webhook-id"] == delivery.message_id
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts) == ("delivered", 2)
+
+
+def test_a_write_to_several_webhooks_queues_one_task_for_their_deliveries(
+    api: APIClient, receiver: Receiver
+) -> None:
+    for n in range(3):
+        _hook(api, receiver, types=["note"] if n else [])
+    _note(api)
+    run_tasks()
+    assert len(receiver.received) == 3
+    assert {got.headers["webhook-id"] for got in receiver.received} == {
+        d.message_id for d in WebhookDelivery.objects.all()
+    }
+    assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {"delivered"}
+    tasks = DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task")
+    assert tasks.count() == 1  # one queue row in the write's request, not one per webhook
+    assert len(tasks.get().args_kwargs["args"][0]) == 3
+
+
+def test_deliveries_per_task_stay_within_the_task_lease(settings: Any) -> None:
+    assert webhooks.deliveries_per_task() == 10  # the default lease: 300 s
+    settings.TIDDLY_TASK_LEASE_SECONDS = 60
+    assert webhooks.deliveries_per_task() == 3  # 3 x 10 s timeouts <= half of 60 s
+    settings.TIDDLY_TASK_LEASE_SECONDS = 5
+    assert webhooks.deliveries_per_task() == 1
+
+
+def test_one_failing_delivery_does_not_hold_up_the_others_of_its_task(
+    api: APIClient, receiver: Receiver, monkeypatch: Any
+) -> None:
+    for _ in range(3):
+        _hook(api, receiver)
+    _note(api)
+    broken = WebhookDelivery.objects.order_by("created_at", "id").first()
+    assert broken is not None
+    real_deliver = webhooks.deliver
+
+    def deliver(delivery_id: Any) -> str:
+        if str(delivery_id) == str(broken.pk):
+            raise RuntimeError("database hiccup")
+        return real_deliver(delivery_id)
+
+    monkeypatch.setattr(webhooks, "deliver", deliver)
+    run_tasks()
+    assert len(receiver.received) == 2
+    statuses = dict(WebhookDelivery.objects.values_list("pk", "status"))
+    assert statuses.pop(broken.pk) == "pending"
+    assert set(statuses.values()) == {"delivered"}
+    task = DBTaskResult.objects.get(task_path__endswith=".deliver_many_task")
+    assert task.status == TaskResultStatus.FAILED  # the error is on record, as for one delivery
 
 
 def test_ten_consecutive_failed_deliveries_disable_until_patched_active(

@@ -237,6 +237,23 @@ def test_explicit_timeout_argument(server: LocalServer) -> None:
         fetch(server.url + "/trickle", timeout=0.5)
 
 
+def test_tls_context_is_built_once_per_process(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the CA store costs ~30 ms of CPU: a webhook worker must not pay it per delivery."""
+    built: list[object] = []
+    real = outbound.ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(outbound.ssl, "create_default_context", counting)
+    for _ in range(3):
+        assert fetch(server.url + "/page").status == 200
+    assert len(built) <= 1  # none when an earlier fetch in this process built it
+
+
 def test_non_2xx_is_a_response_not_an_error(server: LocalServer) -> None:
     assert fetch(server.url + "/status/404").status == 404
     assert fetch(server.url + "/status/429").status == 429
