@@ -80,8 +80,29 @@ def _not_found(admin_: admin.ModelAdmin, request: HttpRequest, object_id: str) -
         raise Http404(f"No {admin_.opts.verbose_name} with id {object_id!r} among yours.")
 
 
+class _StrangersGet404(OwnedAdmin):
+    """Another person's object (or an unknown id) is a 404 on its change and delete pages, as on
+    the REST API — not Django's redirect to the list with a message."""
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        _not_found(self, request, object_id)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        _not_found(self, request, object_id)
+        return super().delete_view(request, object_id, extra_context)
+
+
 @admin.register(Webhook)
-class WebhookAdmin(OwnedAdmin):
+class WebhookAdmin(_StrangersGet404):
     form = WebhookForm
     list_display = (
         "url",
@@ -118,22 +139,6 @@ class WebhookAdmin(OwnedAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [] if obj is None else ["failure_count", "disabled_reason", "owner"]
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        _not_found(self, request, object_id)
-        return super().change_view(request, object_id, form_url, extra_context)
-
-    def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        _not_found(self, request, object_id)
-        return super().delete_view(request, object_id, extra_context)
 
     def save_model(self, request: HttpRequest, obj: Webhook, form: Any, change: bool) -> None:
         data = form.cleaned_data
@@ -209,7 +214,7 @@ class WebhookAdmin(OwnedAdmin):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(OwnedAdmin):
+class WebhookDeliveryAdmin(_StrangersGet404):
     """Read-only: each event sent (or being retried) to one of the owner's webhooks."""
 
     list_display = (
@@ -265,16 +270,6 @@ class WebhookDeliveryAdmin(OwnedAdmin):
 
     def get_list_filter(self, request: HttpRequest) -> Any:
         return self.list_filter
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        _not_found(self, request, object_id)
-        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="webhook-id")
     def webhook_id_header(self, delivery: WebhookDelivery) -> str:
