@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
@@ -25,6 +25,7 @@ from content.queries import lists as queries
 from content.queries import semantic
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.queries.semantic import ChunkHit
+from content.shapes import SearchMatch
 
 RRF_K = 60
 KEYWORD_DEPTH = 1_000
@@ -51,6 +52,27 @@ def search(
     owner: Any, types: list[str], params: queries.ListParams, *, mode: str
 ) -> dict[str, Any]:
     """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
+    found = ranked_page(owner, types, params, mode=mode)
+    out: dict[str, Any] = {
+        "results": results(owner, found.page, query_words(params.q)),
+        "count": found.count,
+    }
+    if found.degraded:
+        out["degraded"] = True
+    return out
+
+
+@dataclass
+class Page:
+    page: list[Ranked]
+    count: int
+    degraded: bool
+
+
+def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Page:
+    """The page of ``params`` (offset, limit) of the ranking of ``mode``; ``count`` is how many
+    results the query can page through (keyword: at most ``KEYWORD_DEPTH``; semantic: at most
+    ``SEMANTIC_DEPTH``; hybrid: the union of both legs)."""
     degraded = False
     keyword: list[Ranked] = []
     meaning: list[Ranked] = []
@@ -72,13 +94,29 @@ def search(
     else:
         ranked = fuse(keyword, meaning)
     page = ranked[params.offset : params.offset + params.limit]
-    out: dict[str, Any] = {
-        "results": results(owner, page, query_words(params.q)),
-        "count": len(ranked),
-    }
-    if degraded:
-        out["degraded"] = True
-    return out
+    return Page(page=page, count=len(ranked), degraded=degraded)
+
+
+@dataclass
+class Listed:
+    items: list[tuple[Item, float, SearchMatch]]
+    count: int
+    degraded: bool
+
+
+def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Listed:
+    """The ranked page as list entries (MCP ``search_items``/``search_prompts`` with a mode):
+    each item loaded as the lists load it (no content; its length and head, tags) with its
+    ``score`` and ``match``."""
+    found = ranked_page(owner, types, params, mode=mode)
+    rows = {(r["type"], r["id"]): r for r in results(owner, found.page, query_words(params.q))}
+    items = queries._load(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
+    out = []
+    for item in items:
+        row = rows.get((item.type_name, str(item.pk)))
+        if row is not None:
+            out.append((item, row["score"], cast(SearchMatch, row["match"])))
+    return Listed(items=out, count=found.count, degraded=found.degraded)
 
 
 def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
