@@ -4,6 +4,10 @@ The keyword leg is §3.3's ``q`` list (every query word must match), ranked by r
 semantic leg ranks the owner's items passing the same filters by their best chunk's cosine (its
 best ``SEMANTIC_DEPTH``); ``hybrid`` fuses both by reciprocal rank fusion (k = 60). ``match``
 points at the best place: a keyword hit where the query's words occur, else the best chunk.
+
+``count`` is what the query can page through, so ``offset + len(results) < count`` is an honest
+"more follow": at most ``SEMANTIC_DEPTH`` (100) for ``semantic``, at most ``KEYWORD_DEPTH`` for
+``keyword``, the union of both legs for ``hybrid``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from content.shapes import SearchMatch
 RRF_K = 60
 KEYWORD_DEPTH = 1_000
 SEMANTIC_DEPTH = 100
-CANDIDATES = 2_000  # semantic items checked against the filters before keeping the best 100
+CANDIDATES = 2_000  # semantic items checked against the filters at a time (one query per type)
 SNIPPET = 300
 _WORDS = re.compile(r"\w+")
 
@@ -188,10 +192,18 @@ def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -
     vector = embedder.embed([params.q])[0]
     index = semantic.owner_index(owner.pk, embedder.model)
     hits = [h for h in semantic.item_ranking(index, vector) if h.item_type in types]
-    hits = hits[:CANDIDATES]
-    allowed = _passing(owner, hits, replace(params, q=""))
-    kept = [h for h in hits if (h.item_type, h.item_id) in allowed][:SEMANTIC_DEPTH]
-    return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept]
+    # The best SEMANTIC_DEPTH items passing the filters: candidates are checked CANDIDATES at a
+    # time, so a selective filter (a rare tag) still gets its best items, however far down the
+    # whole ranking they are.
+    filters = replace(params, q="")
+    kept: list[ChunkHit] = []
+    for start in range(0, len(hits), CANDIDATES):
+        batch = hits[start : start + CANDIDATES]
+        allowed = _passing(owner, batch, filters)
+        kept.extend(h for h in batch if (h.item_type, h.item_id) in allowed)
+        if len(kept) >= SEMANTIC_DEPTH:
+            break
+    return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept[:SEMANTIC_DEPTH]]
 
 
 def _passing(owner: Any, hits: list[ChunkHit], params: queries.ListParams) -> set[tuple[str, Any]]:
