@@ -16,12 +16,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from django.db import connection, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from content import item_types
+from content.dbops import content_words_expression
 from content.errors import SearchUnavailable
 from content.models import Item, Tag
 from content.models.search import SearchChunk, SearchDirty
@@ -58,7 +60,7 @@ def search(
     """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
     found = ranked_page(owner, types, params, mode=mode)
     out: dict[str, Any] = {
-        "results": results(owner, found.page, query_words(params.q)),
+        "results": results(owner, found.page, found.words),
         "count": found.count,
     }
     if found.degraded:
@@ -71,6 +73,7 @@ class Page:
     page: list[Ranked]
     count: int
     degraded: bool
+    words: list[str]  # what match locations look for: the query's words and their near words
 
 
 def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Page:
@@ -80,8 +83,11 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
     degraded = False
     keyword: list[Ranked] = []
     meaning: list[Ranked] = []
+    words = query_words(params.q)
     if mode in ("keyword", "hybrid"):
-        keyword = keyword_ranking(owner, types, params)
+        tolerant = tolerant_query(owner, types, params.q)
+        words = list(dict.fromkeys([*query_words(tolerant), *words]))
+        keyword = keyword_ranking(owner, types, replace(params, q=tolerant))
     if mode in ("semantic", "hybrid"):
         try:
             meaning = semantic_ranking(owner, types, params)
@@ -98,7 +104,7 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
     else:
         ranked = fuse(keyword, meaning)
     page = ranked[params.offset : params.offset + params.limit]
-    return Page(page=page, count=len(ranked), degraded=degraded)
+    return Page(page=page, count=len(ranked), degraded=degraded, words=words)
 
 
 @dataclass
@@ -113,7 +119,7 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
     each item loaded as the lists load it (no content; its length and head, tags) with its
     ``score`` and ``match``."""
     found = ranked_page(owner, types, params, mode=mode)
-    rows = {(r["type"], r["id"]): r for r in results(owner, found.page, query_words(params.q))}
+    rows = {(r["type"], r["id"]): r for r in results(owner, found.page, found.words)}
     items = queries._load(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
     out = []
     for item in items:
@@ -124,7 +130,7 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
 
 
 def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
-    params = replace(params, q=tolerant_query(owner, types, params.q))
+    """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller)."""
     union = queries._union(owner, types, replace(params, sort_by="relevance", sort_order="desc"))
     if union is None:
         return []
@@ -176,6 +182,8 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
         for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
         for w in _WORDS.findall(name)
     )
+    if queries.uses_fts():
+        vocabulary.update(_content_words(owner, types, word))
     best: tuple[float, str] | None = None
     for candidate in vocabulary:
         if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
@@ -185,6 +193,38 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
         if (close or similarity >= 0.8) and (best is None or similarity > best[0]):
             best = (similarity, candidate)
     return best[1] if best else None
+
+
+CONTENT_ITEMS = 20  # items whose content is searched for a near word
+WORD_SIMILARITY = 0.5
+
+
+def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
+    """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
+    whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
+    the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
+    nearest."""
+    expression = content_words_expression()
+    found: set[str] = set()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)",
+            [str(WORD_SIMILARITY)],
+        )
+        for type_name in types:
+            table = item_types.model_for(type_name)._meta.db_table
+            cursor.execute(
+                f"""SELECT DISTINCT w FROM (
+                    SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
+                        SELECT {expression} AS text FROM "{table}"
+                        WHERE owner_id = %s AND {expression} %%> %s LIMIT %s
+                    ) AS near_items
+                ) AS words
+                WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
+                [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
+            )
+            found.update(w for (w,) in cursor.fetchall())
+    return found
 
 
 def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
@@ -333,7 +373,16 @@ def _field_match(field: str, text: str, words: list[str]) -> dict[str, Any]:
 
 
 def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
-    word = max(words, key=len)
+    """The first occurrence of the longest query word that occurs (a misspelt word does not,
+    its near word does)."""
+    for word in sorted(words, key=len, reverse=True)[:3]:
+        found = _word_match(item, word, words)
+        if found is not None:
+            return found
+    return None
+
+
+def _word_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
     model = type(item)
     pos = StrIndex(Lower("content"), Value(word))
     head = Substr("content", 1, F("pos"))  # type: ignore[arg-type]  # stubs: F is an Expression
