@@ -70,6 +70,8 @@ class Item(models.Model):
     """
 
     type_name: ClassVar[str] = ""
+    # Set on list entries by ``queries.lists.attach_tags`` (not a field): the sorted tag names.
+    listed_tag_names: list[str]
     # The scope area (SPEC §8.1) whose ``:read``/``:write`` scopes govern items of this type.
     scope_area: ClassVar[Area] = "content"
     # Fields (besides content) that count as metadata for change detection and history.
@@ -130,7 +132,11 @@ class Item(models.Model):
         return ItemState.ARCHIVED if self.is_archived else ItemState.ACTIVE
 
     def tag_names(self) -> list[str]:
-        # Lists prefetch tags; a single item asks for just the names (no model instances).
+        # Lists attach the names (``queries.lists.attach_tags``) or prefetch the tags; a single
+        # item asks for just the names (no model instances).
+        listed = self.__dict__.get("listed_tag_names")
+        if listed is not None:
+            return list(listed)
         if "tags" in getattr(self, "_prefetched_objects_cache", {}):
             return sorted(tag.name for tag in self.tags.all())
         return sorted(self.tags.values_list("name", flat=True))
