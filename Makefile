@@ -11,7 +11,7 @@ TEST_WORKERS ?= 2
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
-.PHONY: run test lint format bench install migrate superuser token \
+.PHONY: run test lint format bench bench-search install migrate superuser token \
 	check test-sqlite test-postgres fuzz inspector mcp-sdk2 browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
@@ -75,5 +75,10 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The HTTP rows (bench/run.py), then finding by meaning (bench/search_meaning.py, in-process).
 bench: install
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	$(BIN)/python bench/search_meaning.py $(BENCH_SEARCH_ARGS)
+
+bench-search: install
+	$(BIN)/python bench/search_meaning.py $(BENCH_SEARCH_ARGS)
