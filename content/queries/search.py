@@ -12,6 +12,7 @@ points at the best place: a keyword hit where the query's words occur, else the 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -36,7 +37,7 @@ from content.shapes import SearchMatch
 RRF_K = 60
 KEYWORD_DEPTH = 1_000
 SEMANTIC_DEPTH = 100
-CANDIDATES = 2_000  # semantic items checked against the filters at a time (one query per type)
+CANDIDATES = 2_000  # the most semantic items checked against the filters in one query per type
 SNIPPET = 300
 _WORDS = re.compile(r"\w+")
 
@@ -231,19 +232,41 @@ def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -
     embedder = provider()
     vector = embedder.embed([params.q])[0]
     index = semantic.owner_index(owner.pk, embedder.model)
-    hits = [h for h in semantic.item_ranking(index, vector) if h.item_type in types]
-    # The best SEMANTIC_DEPTH items passing the filters: candidates are checked CANDIDATES at a
-    # time, so a selective filter (a rare tag) still gets its best items, however far down the
-    # whole ranking they are.
+    hits = (h for h in semantic.iter_item_ranking(index, vector) if h.item_type in types)
     filters = replace(params, q="")
-    kept: list[ChunkHit] = []
-    for start in range(0, len(hits), CANDIDATES):
-        batch = hits[start : start + CANDIDATES]
-        allowed = _passing(owner, batch, filters)
-        kept.extend(h for h in batch if (h.item_type, h.item_id) in allowed)
-        if len(kept) >= SEMANTIC_DEPTH:
-            break
+    if filters.tags or filters.filter_groups:
+        # A tag or a saved filter may pass few items, far down the ranking: take the passing
+        # ids once and keep the best 100 of them.
+        allowed = _passing_ids(owner, types, filters)
+        kept = list(
+            itertools.islice(
+                (h for h in hits if (h.item_type, h.item_id) in allowed), SEMANTIC_DEPTH
+            )
+        )
+    else:
+        # Only the views (states) filter: nearly every candidate passes, so check them in small
+        # growing batches (200, 400, …) instead of sending thousands of ids.
+        kept = []
+        size = 2 * SEMANTIC_DEPTH
+        while len(kept) < SEMANTIC_DEPTH:
+            batch = list(itertools.islice(hits, size))
+            if not batch:
+                break
+            allowed = _passing(owner, batch, filters)
+            kept.extend(h for h in batch if (h.item_type, h.item_id) in allowed)
+            size = min(size * 2, CANDIDATES)
     return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept[:SEMANTIC_DEPTH]]
+
+
+def _passing_ids(owner: Any, types: list[str], params: queries.ListParams) -> set[tuple[str, Any]]:
+    """Every item of ``types`` passing the list filters (one id query per type)."""
+    allowed: set[tuple[str, Any]] = set()
+    for type_name in types:
+        if params.includes(type_name):
+            model = item_types.model_for(type_name)
+            ids = queries._filtered(owner, model, params).values_list("pk", flat=True)
+            allowed.update((type_name, pk) for pk in ids)
+    return allowed
 
 
 def _passing(owner: Any, hits: list[ChunkHit], params: queries.ListParams) -> set[tuple[str, Any]]:
@@ -317,11 +340,11 @@ def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
     out: dict[tuple[str, Any], Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
-        qs = model.objects.filter(owner=owner, pk__in=ids).defer("content").prefetch_related("tags")
+        qs = model.objects.filter(owner=owner, pk__in=ids).defer("content")
         whens = starts.get(type_name)
         start = Case(*whens, default=Value(1)) if whens else Value(1)
         qs = qs.annotate(chunk_piece=Substr("content", start, SNIPPET + 50))
-        for item in qs:
+        for item in queries.attach_tags(model, list(qs)):
             out[(type_name, item.pk)] = item
     return out
 
@@ -344,7 +367,7 @@ def match_for(item: Item, r: Ranked, words: list[str]) -> dict[str, Any]:
 
 def _header_fields(item: Item) -> list[tuple[str, str]]:
     fields = [("title", item.title or ""), ("description", item.description or "")]
-    fields.append(("tags", " ".join(sorted(t.name for t in item.tags.all()))))
+    fields.append(("tags", " ".join(item.tag_names())))
     if hasattr(item, "url"):
         fields.append(("url", item.url or ""))
     name_field = type(item).name_field
