@@ -11,8 +11,8 @@ TEST_WORKERS ?= 2
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 PG_DB ?= tiddly_check
 
-.PHONY: run test lint format bench install migrate superuser token \
-	bench-outbound check test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples \
+.PHONY: run test lint format bench bench-outbound bench-search install migrate superuser token \
+	check test-sqlite test-postgres fuzz inspector conformance mcp-sdk2 readme-examples \
 	browser-deps browser-test
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
@@ -86,8 +86,13 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The HTTP rows (bench/run.py), then finding by meaning (bench/search_meaning.py, in-process).
 bench: install
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	$(BIN)/python bench/search_meaning.py $(BENCH_SEARCH_ARGS)
+
+bench-search: install
+	$(BIN)/python bench/search_meaning.py $(BENCH_SEARCH_ARGS)
 
 # Only the rows of page capture, the change feed and webhooks (issues 19, 21; bench/rows_outbound.py),
 # e.g. `make bench-outbound BENCH_ARGS="--database-url postgres://postgres@127.0.0.1:5432"`.

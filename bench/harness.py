@@ -383,6 +383,19 @@ class Bench:
         with ThreadPoolExecutor(workers) as pool:
             return [i for ids in pool.map(work, chunks) for i in ids]
 
+    def wait_for_index(self, timeout: float = 300) -> float:
+        """Wait until the meaning index has caught up (``/api/search/status/`` pending 0), so a
+        row is not timed while the server's embedded worker indexes what its setup wrote.
+        Returns the seconds waited."""
+        start = time.monotonic()
+        with self.client() as c:
+            while time.monotonic() - start < timeout:
+                r = c.get("/api/search/status/")
+                if r.status_code != 200 or r.json().get("pending") == 0:
+                    break
+                time.sleep(0.2)
+        return time.monotonic() - start
+
     def note(self, size: int, kind: str) -> NoteRef:
         key = (size, kind)
         if key not in self._notes:

@@ -29,6 +29,8 @@ def setup_list(bench: Bench, size: int | None) -> ListState:
         )
         items.append((f"list note {k}{word}", body))
     bench.create_notes(items)
+    waited = bench.wait_for_index()
+    print(f"  (waited {waited:.1f} s for the meaning index to catch up)", flush=True)
     return ListState(n, matching)
 
 

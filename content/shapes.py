@@ -119,16 +119,62 @@ class ItemData(ContentItem):
     arguments: NotRequired[list[Argument]]
 
 
+class SearchMatch(TypedDict):
+    """Where a search result matched best (SPEC §16): ``start_line``/``end_line`` (1-based,
+    inclusive, null off content) are exactly what a partial read takes."""
+
+    field: str
+    start_line: int | None
+    end_line: int | None
+    snippet: str
+    highlights: list[list[int]]
+
+
+class ListedContentItem(ContentItem):
+    """A list entry; ``score`` and ``match`` come with ranked (hybrid, semantic) searches."""
+
+    score: NotRequired[float]
+    match: NotRequired[SearchMatch]
+
+
+class ListedPromptItem(PromptItem):
+    score: NotRequired[float]
+    match: NotRequired[SearchMatch]
+
+
+class ListedItemData(ItemData):
+    """``listed_item_data`` for any type (a ``ListedContentItem``; a prompt's adds its fields)."""
+
+    score: NotRequired[float]
+    match: NotRequired[SearchMatch]
+
+
+class RelatedByMeaning(TypedDict):
+    """A neighbour by meaning (SPEC §16 related): ``linked`` = a §12 link joins the two."""
+
+    type: str
+    id: str
+    title: str | None
+    score: float
+    linked: bool
+
+
+class RelatedList(TypedDict):
+    results: list[RelatedByMeaning]
+
+
 class ContentPage(TypedDict):
-    items: list[ContentItem]
+    items: list[ListedContentItem]
     total: int
     has_more: bool
+    degraded: NotRequired[bool]
 
 
 class PromptPage(TypedDict):
-    items: list[PromptItem]
+    items: list[ListedPromptItem]
     total: int
     has_more: bool
+    degraded: NotRequired[bool]
 
 
 class ExportItem(TypedDict):
@@ -464,11 +510,17 @@ def _whole(content: str) -> ContentMetadata:
     return {"total_lines": total, "start_line": 1, "end_line": total, "is_partial": False}
 
 
-def listed_item_data(item: Item) -> ItemData:
-    """A list entry: no content, but its length and a whitespace-collapsed preview."""
-    data = _base(item, getattr(item, "content_length", None))
-    head = getattr(item, "content_head", None)
-    data["content_preview"] = preview(head)
+def listed_item_data(
+    item: Item, *, score: float | None = None, match: SearchMatch | None = None
+) -> ListedItemData:
+    """A list entry: no content, but its length and a whitespace-collapsed preview (+ the
+    ``score`` and ``match`` of a ranked search)."""
+    base = _base(item, getattr(item, "content_length", None))
+    data: ListedItemData = {**base, "content_preview": preview(getattr(item, "content_head", None))}
+    if score is not None:
+        data["score"] = score
+    if match is not None:
+        data["match"] = match
     return data
 
 
@@ -486,6 +538,12 @@ def prompt_item(data: ItemData) -> PromptItem:
     if "name" not in data or "arguments" not in data:
         raise ValueError("not the item shape of a prompt")
     return cast(PromptItem, data)
+
+
+def listed_prompt_item(data: ListedItemData) -> ListedPromptItem:
+    """``prompt_item`` for a list entry (which may carry ``score`` and ``match``)."""
+    prompt_item(data)  # checks the prompt's fields are there
+    return cast(ListedPromptItem, data)
 
 
 def preview(content: str | None) -> str | None:

@@ -17,7 +17,7 @@ from pydantic import Field
 from content import item_types, queries, services, shapes
 from content.history import changes as changelog
 from content.models import Item, Note
-from content.queries import ItemRef
+from content.queries import ItemRef, related
 from content.services import Precondition, relationships
 from content.services import capture as capture_service
 from content.services.relationships import End
@@ -27,6 +27,7 @@ from mcp_bridge.annotations import CREATE, EDIT, LINK, READ, UPDATE
 from mcp_bridge.servers import TiddlyServer
 from mcp_bridge.shared_tools import edits_in, require_changes
 from tiddly.errors import ValidationFailed
+from tiddly.scopes import readable_areas
 
 
 def _ref(type_name: str, item_id: str) -> ItemRef:
@@ -57,6 +58,7 @@ def search_items(
     limit: t.Limit = 50,
     offset: t.Offset = 0,
     filter_id: t.FilterId = None,
+    mode: t.SearchMode = "keyword",
 ) -> shapes.ContentPage:
     """Search or list the user's active bookmarks and notes.
 
@@ -66,6 +68,11 @@ def search_items(
     and type to read it. Use this to find items; use search_in_content to find text inside
     one known item. Page with offset while has_more is true.
     Example: {"query": "kubernetes", "type": "note", "tags": ["ops"]}.
+    mode: keyword (default) for words you know occur (names, codes, error messages);
+    hybrid when you describe what you look for in your own words ("the checklist for
+    upgrading the cluster"); semantic for meaning alone. With hybrid/semantic each item
+    adds score and match {field, start_line, end_line, snippet, highlights}: read the
+    matched passage with get_item(id, type, start_line, end_line), even in a huge note.
     """
     args = {
         "query": query,
@@ -77,7 +84,14 @@ def search_items(
         "offset": offset,
         "filter_id": filter_id,
     }
-    items, total, more = shared_tools.search([type] if type else TYPES, args)
+    types: list[str] = [type] if type else TYPES
+    if mode != "keyword":
+        ranked, total, more, degraded = shared_tools.ranked_search(types, args, mode)
+        page: shapes.ContentPage = {"items": list(ranked), "total": total, "has_more": more}
+        if degraded:
+            page["degraded"] = True
+        return page
+    items, total, more = shared_tools.search(types, args)
     return {
         "items": [shapes.listed_item_data(i) for i in items],
         "total": total,
@@ -366,6 +380,26 @@ def restore_item_version(
     return shared_tools.restore_result(item, version)
 
 
+def find_related(
+    id: t.ItemId,
+    type: t.ItemType,
+    limit: t.RelatedLimit = 10,
+) -> shapes.RelatedList:
+    """Find the user's items closest in meaning to one bookmark or note (the item itself
+    excluded), best first.
+
+    Use it to gather context around an item, to spot duplicates, or to pick items worth
+    linking with create_relationship. Returns {results: [{type, id, title, score,
+    linked}]}: score is the cosine similarity (higher is closer), linked tells whether a
+    relationship already joins the two. Results may include prompts when the token can
+    read them. Example: {"id": "…", "type": "note", "limit": 5}.
+    """
+    owner = calls.owner()
+    item = _load(owner, type, id)
+    readable = item_types.types_in(readable_areas(calls.principal()))
+    return {"results": related.related(owner, item, limit, readable)}
+
+
 def get_changes(
     since: Annotated[
         str | None,
@@ -478,3 +512,4 @@ def register(server: TiddlyServer) -> None:
     )
     server.add_tool(create_relationship, title="Link two items", annotations=LINK)
     server.add_tool(get_changes, title="What changed since a cursor", annotations=READ)
+    server.add_tool(find_related, title="Find items related by meaning", annotations=READ)

@@ -16,7 +16,14 @@ Start a session with get_context: a short overview (counts, top tags, saved filt
 
 Which tool:
 - Find items: search_items (active items; returns id, type, content_length and a 500-character \
-preview, never the full content). list_tags shows the tags in use.
+preview, never the full content). list_tags shows the tags in use. Its mode: keyword \
+(default) when you know words that occur in the item (a name, a code, an error message); \
+hybrid when you describe what you look for in your own words ("the checklist for upgrading the \
+cluster") — it also finds exact words, so it is the safe choice for a vague request; semantic \
+for meaning alone. With hybrid/semantic each item has score and match {field, start_line, \
+end_line, snippet}: pass match.start_line/end_line to get_item to read just that passage, even \
+in a note of 100 000 lines.
+- Items close in meaning to one you have (context, duplicates, what to link): find_related.
 - Read one item: get_item. For a large item (see content_length / content_metadata.total_lines) \
 read only some lines with start_line/end_line, or size it first with include_content=false.
 - Find text inside one item: search_in_content (line numbers plus surrounding lines). Use it \
@@ -69,7 +76,10 @@ Start a session with get_context: a short overview (count, top tags, saved filte
 
 Which tool:
 - Find prompts: search_prompts (filter_id narrows it to a saved filter; list_filters lists them). Size one up: get_prompt_metadata. Read the raw template: \
-get_prompt_template (optionally only some lines).
+get_prompt_template (optionally only some lines). search_prompts' mode: keyword (default) when \
+you know a word of the prompt (its name); hybrid when you describe what it does in your own \
+words; semantic for meaning alone. With hybrid/semantic each prompt has score and match \
+{field, start_line, end_line, snippet}: pass match.start_line/end_line to get_prompt_template.
 - Change part of a template (a typo up to a whole section): edit_prompt_template with \
 old_str/new_str (replace_all, edits and dry_run as on the content server). When the edit adds, removes or renames a {{ variable }}, pass the complete new \
 `arguments` list in the same call.

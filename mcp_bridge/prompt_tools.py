@@ -80,6 +80,7 @@ def search_prompts(
     limit: t.Limit = 50,
     offset: t.Offset = 0,
     filter_id: t.FilterId = None,
+    mode: t.SearchMode = "keyword",
 ) -> shapes.PromptPage:
     """Search or list the user's active prompt templates.
 
@@ -88,6 +89,10 @@ def search_prompts(
     content_length and a 500-character content_preview (not the full template: use
     get_prompt_template). Page with offset while has_more is true.
     Example: {"query": "review", "tags": ["coding"]}.
+    mode: keyword (default) when you know a word of the prompt (its name); hybrid or
+    semantic to find a prompt by what it does ("turn meeting notes into action items").
+    With hybrid/semantic each item adds score and match {field, start_line, end_line,
+    snippet}: read those lines with get_prompt_template(name, start_line, end_line).
     """
     args = {
         "query": query,
@@ -99,9 +104,19 @@ def search_prompts(
         "offset": offset,
         "filter_id": filter_id,
     }
+    if mode != "keyword":
+        ranked, total, more, degraded = shared_tools.ranked_search(TYPES, args, mode)
+        page: shapes.PromptPage = {
+            "items": [shapes.listed_prompt_item(p) for p in ranked],
+            "total": total,
+            "has_more": more,
+        }
+        if degraded:
+            page["degraded"] = True
+        return page
     items, total, more = shared_tools.search(TYPES, args)
     return {
-        "items": [shapes.prompt_item(shapes.listed_item_data(p)) for p in items],
+        "items": [shapes.listed_prompt_item(shapes.listed_item_data(p)) for p in items],
         "total": total,
         "has_more": more,
     }

@@ -91,6 +91,17 @@ SortBy = Annotated[
     Field(description="Sort key. Default: relevance when query is given, else created_at."),
 ]
 SortOrder = Annotated[Literal["asc", "desc"], Field(description="Sort direction.")]
+SearchMode = Annotated[
+    Literal["keyword", "hybrid", "semantic"],
+    Field(
+        description="keyword (default): every query word must occur (exact names, codes, "
+        "phrases). hybrid: keyword and meaning rankings fused; finds paraphrases too. semantic: "
+        "by meaning alone (a description of what you look for). hybrid and semantic need query, "
+        "are ranked by score (sort_by does not apply) and give each item score and match "
+        "(field, start_line/end_line for get_item's partial read, snippet)."
+    ),
+]
+RelatedLimit = Annotated[int, Field(ge=1, le=50, description="How many related items, 1-50.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Page size, 1-100.")]
 Offset = Annotated[int, Field(ge=0, le=10**9, description="Items to skip (for the next page).")]
 FilterId = Annotated[

@@ -18,6 +18,7 @@ from typing import Any
 from content import history, item_types, queries, services, shapes
 from content.models import Item
 from content.queries import ItemRef, context
+from content.queries import search as ranked
 from content.services import Precondition
 from content.text.replace import Edit
 from mcp_bridge import calls
@@ -126,6 +127,46 @@ def search(types: list[str], args: dict[str, Any]) -> tuple[list[Item], int, boo
     else:
         total, items = queries.list_content(owner, types, params)
     return items, total, params.offset + len(items) < total
+
+
+def ranked_search(
+    types: list[str], args: dict[str, Any], mode: str
+) -> tuple[list[shapes.ListedItemData], int, bool, bool]:
+    """A hybrid or semantic search (SPEC §16), as ``/api/search/`` ranks it: (list entries with
+    ``score`` and ``match``, total, whether more follow, whether it degraded to keyword)."""
+    if not args["query"] or not args["query"].strip():
+        raise ValidationFailed(
+            {"query": [f"query is required with mode={mode}."]},
+            message=f"mode={mode} ranks items against a query: pass query (or use mode=keyword "
+            "to list items without one).",
+        )
+    if args["sort_by"] is not None:
+        raise ValidationFailed(
+            {"sort_by": [f"sort_by does not apply with mode={mode}: results are ranked by score."]},
+            message=f"sort_by does not apply with mode={mode} (results are ranked by score): "
+            "omit sort_by, or use mode=keyword to sort.",
+        )
+    owner = calls.owner()
+    params = queries.list_params(
+        owner,
+        {
+            "filter_id": args.get("filter_id"),
+            "q": args["query"],
+            "tags": args["tags"],
+            "tag_match": args["tag_match"],
+            "sort_by": None,
+            "sort_order": "desc",
+            "limit": args["limit"],
+            "offset": args["offset"],
+        },
+    )
+    found = ranked.listed(owner, types, params, mode=mode)
+    entries = [
+        shapes.listed_item_data(item, score=score, match=match)
+        for item, score, match in found.items
+    ]
+    more = params.offset + len(entries) < found.count
+    return entries, found.count, more, found.degraded
 
 
 def require_changes(data: dict[str, Any], names: str) -> None:

@@ -18,6 +18,7 @@ from content.admin.actions import unarchive_selected
 from content.admin.forms import MONOSPACE, ItemAdminForm
 from content.admin.item_history import HistoryAdminMixin
 from content.admin.items import ItemAdmin
+from content.admin.search import HELP
 from prompts.api.serializers import ArgumentSerializer
 from prompts.models import Prompt
 
@@ -111,7 +112,9 @@ class PromptAdmin(HistoryAdminMixin, ItemAdmin):
         "content_length",
     )
     search_fields = ("name", "title", "description", "content")
-    search_help_text = "Searches name, title, description and the template (substring); or an id."
+    search_help_text = (
+        "Searches name, title, description and the template (substring); or an id." + HELP
+    )
     # Archived prompts are invisible to agents until restored: that action comes first here.
     actions = (unarchive_selected, *(a for a in ItemAdmin.actions if a is not unarchive_selected))
 

@@ -26,6 +26,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
 
 from content import item_types, queries, services
+from content.admin import search as meaning
 from content.admin.actions import (
     archive_selected,
     delete_permanently,
@@ -79,7 +80,9 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         "deleted_at",
         "linked_items",
     )
-    search_help_text = "Searches title, description and content (substring, any case); or an id."
+    search_help_text = (
+        "Searches title, description and content (substring, any case); or an id." + meaning.HELP
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         # Lists never load content (up to 10 MB each): its length comes from the database.
@@ -91,7 +94,20 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
             .prefetch_related("tags")
         )
 
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        return [*super().get_list_filter(request), meaning.SearchModeFilter]
+
     def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        mode = meaning.mode_of(request)
+        if mode and search_term.strip():
+            found = meaning.by_meaning(request, queryset, search_term, mode)
+            if found is not None:
+                return found, False
+        return self._by_words(request, queryset, search_term)
+
+    def _by_words(
         self, request: HttpRequest, queryset: QuerySet, search_term: str
     ) -> tuple[QuerySet, bool]:
         results, duplicates = super().get_search_results(request, queryset, search_term)
@@ -317,7 +333,9 @@ class BookmarkAdmin(HistoryAdminMixin, ItemAdmin):
         return [*fieldsets, ("Capture", {"fields": [capture_details]})]
 
     search_fields = ("title", "description", "url", "content")
-    search_help_text = "Searches title, description, URL and content (substring); or an id."
+    search_help_text = (
+        "Searches title, description, URL and content (substring); or an id." + meaning.HELP
+    )
 
     @admin.display(description="title", ordering="title")
     def label(self, obj: Bookmark) -> str:

@@ -10,9 +10,11 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from content import item_types
 from content.api.common import owner_of
 from content.queries import related
 from tiddly.schema import errors
+from tiddly.scopes import readable_areas
 from tiddly.serializers import validated
 
 
@@ -58,7 +60,9 @@ class MeaningActions:
     @action(detail=True, methods=["get"])
     def related(self, request: Request, pk: str) -> Response:
         query = validated(RelatedQuerySerializer, request.query_params)
-        rows = related.related(owner_of(request), self.load(), query["limit"])
+        # Only the types the token may read (a content-only token sees no prompt's title).
+        readable = item_types.types_in(readable_areas(request.auth))
+        rows = related.related(owner_of(request), self.load(), query["limit"], readable)
         return Response({"results": rows})
 
     @extend_schema(
@@ -67,4 +71,5 @@ class MeaningActions:
     )
     @action(detail=True, methods=["get"])
     def suggestions(self, request: Request, pk: str) -> Response:
-        return Response(related.suggestions(owner_of(request), self.load()))
+        readable = item_types.types_in(readable_areas(request.auth))
+        return Response(related.suggestions(owner_of(request), self.load(), readable))

@@ -129,7 +129,8 @@ class Item(models.Model):
             return ItemState.DELETED
         return ItemState.ARCHIVED if self.is_archived else ItemState.ACTIVE
 
-    #: Set by bulk readers (the exporter) that fetched the tag names of many items in one query.
+    #: Set by ``queries.lists.attach_tags`` (lists, the exporter): the tag names of many items
+    #: fetched in one query.
     prefetched_tag_names: list[str] | None = None
 
     def tag_names(self) -> list[str]:

@@ -18,6 +18,7 @@ from content.portability.markdown import write_markdown_zip
 from content.portability.netscape import NetscapeBookmark, write_netscape
 from content.portability.tiddly_json import write_tiddly_json
 from content.queries import Owner
+from content.queries.lists import attach_tags
 from content.services import relationships
 from content.shapes import Link, SavedFilter
 from tiddly.errors import ValidationFailed
@@ -177,24 +178,10 @@ def _items(
         rows = model.objects.filter(condition, owner=owner).order_by("created_at", "id")
         iterator = rows.iterator(chunk_size=CHUNK_SIZE)
         while chunk := list(islice(iterator, CHUNK_SIZE)):
-            _attach_tag_names(model, chunk)
+            attach_tags(model, chunk)  # one query, no Tag instances or managers
             yield from chunk
             if progress is not None:
                 progress(len(chunk))
-
-
-def _attach_tag_names(model: type[Item], chunk: list[Item]) -> None:
-    """One query for the chunk's tag names, without building Tag instances and managers
-    (``prefetch_related`` cost more than the rest of the export together)."""
-    relation = model.tags.field
-    source = relation.m2m_column_name()
-    target = relation.m2m_reverse_field_name()
-    names: dict[Any, list[str]] = {item.pk: [] for item in chunk}
-    links = model.tags.through._default_manager.filter(**{f"{source}__in": list(names)})
-    for pk, name in links.values_list(source, f"{target}__name"):
-        names[pk].append(name)
-    for item in chunk:
-        item.prefetched_tag_names = names[item.pk]
 
 
 def _buffered(pieces: Iterable[str | bytes]) -> Iterator[bytes]:

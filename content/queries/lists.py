@@ -1,8 +1,8 @@
 """Reads: owner-scoped querysets and the list/search queries (SPEC §3.3).
 
-A list costs a constant number of queries whatever its length: a count, one page query, and one
-tag prefetch per item type on the page. Lists never load ``content``: its length and the first 500
-characters come from the database.
+A list costs a constant number of queries whatever its length: one page query, a count (unless
+the page is not full: then it ends the list), and one tag-names query per item type on the page (``attach_tags``; plus the captures of bookmarks).
+Lists never load ``content``: its length and the first 500 characters come from the database.
 """
 
 from __future__ import annotations
@@ -236,21 +236,45 @@ def _share_columns(model: type[Item]) -> dict[str, Any]:
 
 
 def _related(model: type[Item]) -> tuple[str, ...]:
-    # A bookmark's capture rides along with its tags: a list stays a constant number of queries.
-    return ("tags", "capture") if model.type_name == "bookmark" else ("tags",)
+    # A bookmark's capture rides along (tags come from ``attach_tags``): a list stays a constant
+    # number of queries.
+    return ("capture",) if model.type_name == "bookmark" else ()
+
+
+def attach_tags(model: type[Item], items: list[Item]) -> list[Item]:
+    """Set each item's tag names (``Item.tag_names`` reads them) from one query of (item, name)
+    pairs. Django's many-to-many prefetch builds a related manager and a queryset per item and a
+    Tag per row, which cost more than the page query itself."""
+    if not items:
+        return items
+    column = f"{model._meta.model_name}_id"
+    names: dict[Any, list[str]] = {item.pk: [] for item in items}
+    pairs = model.tags.through._default_manager.filter(**{f"{column}__in": list(names)})
+    for item_id, name in pairs.values_list(column, "tag__name"):
+        names[item_id].append(name)
+    for item in items:
+        item.prefetched_tag_names = names[item.pk]
+    return items
 
 
 def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, list[Item]]:
     if not params.includes(model.type_name):
         return 0, []  # the saved filter excludes this type
     qs = _filtered(owner, model, params)
-    total = qs.count()
-    page = (
+    page = list(
         _list_columns(qs, model)
         .prefetch_related(*_related(model))
         .order_by(*_ordering(params))[params.offset : params.offset + params.limit]
     )
-    return total, list(page)
+    return _total(qs, params, len(page)), attach_tags(model, page)
+
+
+def _total(qs: Any, params: ListParams, shown: int) -> int:
+    """How many items the list has: a page that is not full (and not empty past the start) ends
+    the list, so its length tells without a count query."""
+    if shown < params.limit and (shown or not params.offset):
+        return params.offset + shown
+    return int(qs.count())
 
 
 def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int, list[Item]]:
@@ -258,9 +282,8 @@ def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int,
     union = _union(owner, types, params)
     if union is None:
         return 0, []
-    total = union.count()
     rows = list(union.order_by(*_ordering(params))[params.offset : params.offset + params.limit])
-    return total, _load(owner, rows)
+    return _total(union, params, len(rows)), _load(owner, rows)
 
 
 def item_lines(owner: Any, types: list[str], params: ListParams) -> list[dict[str, Any]]:
@@ -327,7 +350,7 @@ def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
         qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related(
             *_related(model)
         )
-        loaded.update({item.pk: item for item in qs})
+        loaded.update({item.pk: item for item in attach_tags(model, list(qs))})
     return [loaded[row["id"]] for row in rows if row["id"] in loaded]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from content.queries import lists as queries
 from content.queries import semantic
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.queries.items import display_title
+from content.shapes import RelatedByMeaning
 from content.text.chunks import embed_text, item_chunks
 
 NEIGHBOURS = 10
@@ -37,8 +39,11 @@ def _vector(owner: Any, item: Item, index: semantic.OwnerIndex) -> np.ndarray:
     return np.asarray(mean / (np.linalg.norm(mean) or 1.0), dtype=np.float32)
 
 
-def nearest(owner: Any, item: Item, limit: int) -> list[dict[str, Any]]:
-    """The owner's nearest active items, the item itself excluded: ``{type, id, title, score}``."""
+def nearest(
+    owner: Any, item: Item, limit: int, types: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The owner's nearest active items (of ``types``; None = every type), the item itself
+    excluded: ``{type, id, title, score}``."""
     try:
         index = semantic.owner_index(owner.pk, provider().model)
         vector = _vector(owner, item, index)
@@ -48,6 +53,7 @@ def nearest(owner: Any, item: Item, limit: int) -> list[dict[str, Any]]:
         h
         for h in semantic.item_ranking(index, vector)
         if (h.item_type, h.item_id) != (item.type_name, item.pk)
+        and (types is None or h.item_type in types)
     ][: max(limit * 5, 50)]
     by_type: dict[str, list[Any]] = {}
     for h in hits:
@@ -75,18 +81,28 @@ def nearest(owner: Any, item: Item, limit: int) -> list[dict[str, Any]]:
     return out
 
 
-def related(owner: Any, item: Item, limit: int) -> list[dict[str, Any]]:
+def related(
+    owner: Any, item: Item, limit: int, types: Collection[str] | None = None
+) -> list[RelatedByMeaning]:
+    """``nearest`` with ``linked``: whether a §12 link joins the two."""
     links = Relationship.objects.filter(owner=owner).touching(item.type_name, item.pk)
     linked = {tuple(map(str, link.other_end(item.type_name, item.pk))) for link in links}
     return [
-        {**_public(r), "linked": (r["type"], r["id"]) in linked}
-        for r in nearest(owner, item, limit)
+        {
+            "type": r["type"],
+            "id": r["id"],
+            "title": r["title"],
+            "score": r["score"],
+            "linked": (r["type"], r["id"]) in linked,
+        }
+        for r in nearest(owner, item, limit, types)
     ]
 
 
-def suggestions(owner: Any, item: Item) -> dict[str, Any]:
-    """Tags the item lacks, from its neighbours' tags and the owner's tag names in its text."""
-    neighbours = nearest(owner, item, NEIGHBOURS)
+def suggestions(owner: Any, item: Item, types: Collection[str] | None = None) -> dict[str, Any]:
+    """Tags the item lacks, from its neighbours' tags (neighbours of ``types``) and the owner's
+    tag names in its text."""
+    neighbours = nearest(owner, item, NEIGHBOURS, types)
     own = {t.name for t in item.tags.all()}
     scores: dict[str, float] = {}
     for r in neighbours:

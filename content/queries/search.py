@@ -4,20 +4,27 @@ The keyword leg is §3.3's ``q`` list (every query word must match), ranked by r
 semantic leg ranks the owner's items passing the same filters by their best chunk's cosine (its
 best ``SEMANTIC_DEPTH``); ``hybrid`` fuses both by reciprocal rank fusion (k = 60). ``match``
 points at the best place: a keyword hit where the query's words occur, else the best chunk.
+
+``count`` is what the query can page through, so ``offset + len(results) < count`` is an honest
+"more follow": at most ``SEMANTIC_DEPTH`` (100) for ``semantic``, at most ``KEYWORD_DEPTH`` for
+``keyword``, the union of both legs for ``hybrid``.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
+from django.db import connection, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from content import item_types
+from content.dbops import content_words_expression
 from content.errors import SearchUnavailable
 from content.models import Item, Tag
 from content.models.search import SearchChunk, SearchDirty
@@ -25,11 +32,12 @@ from content.queries import lists as queries
 from content.queries import semantic
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.queries.semantic import ChunkHit
+from content.shapes import SearchMatch
 
 RRF_K = 60
 KEYWORD_DEPTH = 1_000
 SEMANTIC_DEPTH = 100
-CANDIDATES = 2_000  # semantic items checked against the filters before keeping the best 100
+CANDIDATES = 2_000  # the most semantic items checked against the filters in one query per type
 SNIPPET = 300
 _WORDS = re.compile(r"\w+")
 
@@ -51,11 +59,36 @@ def search(
     owner: Any, types: list[str], params: queries.ListParams, *, mode: str
 ) -> dict[str, Any]:
     """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
+    found = ranked_page(owner, types, params, mode=mode)
+    out: dict[str, Any] = {
+        "results": results(owner, found.page, found.words),
+        "count": found.count,
+    }
+    if found.degraded:
+        out["degraded"] = True
+    return out
+
+
+@dataclass
+class Page:
+    page: list[Ranked]
+    count: int
+    degraded: bool
+    words: list[str]  # what match locations look for: the query's words and their near words
+
+
+def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Page:
+    """The page of ``params`` (offset, limit) of the ranking of ``mode``; ``count`` is how many
+    results the query can page through (keyword: at most ``KEYWORD_DEPTH``; semantic: at most
+    ``SEMANTIC_DEPTH``; hybrid: the union of both legs)."""
     degraded = False
     keyword: list[Ranked] = []
     meaning: list[Ranked] = []
+    words = query_words(params.q)
     if mode in ("keyword", "hybrid"):
-        keyword = keyword_ranking(owner, types, params)
+        tolerant = tolerant_query(owner, types, params.q)
+        words = list(dict.fromkeys([*query_words(tolerant), *words]))
+        keyword = keyword_ranking(owner, types, replace(params, q=tolerant))
     if mode in ("semantic", "hybrid"):
         try:
             meaning = semantic_ranking(owner, types, params)
@@ -72,17 +105,33 @@ def search(
     else:
         ranked = fuse(keyword, meaning)
     page = ranked[params.offset : params.offset + params.limit]
-    out: dict[str, Any] = {
-        "results": results(owner, page, query_words(params.q)),
-        "count": len(ranked),
-    }
-    if degraded:
-        out["degraded"] = True
-    return out
+    return Page(page=page, count=len(ranked), degraded=degraded, words=words)
+
+
+@dataclass
+class Listed:
+    items: list[tuple[Item, float, SearchMatch]]
+    count: int
+    degraded: bool
+
+
+def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Listed:
+    """The ranked page as list entries (MCP ``search_items``/``search_prompts`` with a mode):
+    each item loaded as the lists load it (no content; its length and head, tags) with its
+    ``score`` and ``match``."""
+    found = ranked_page(owner, types, params, mode=mode)
+    rows = {(r["type"], r["id"]): r for r in results(owner, found.page, found.words)}
+    items = queries._load(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
+    out = []
+    for item in items:
+        row = rows.get((item.type_name, str(item.pk)))
+        if row is not None:
+            out.append((item, row["score"], cast(SearchMatch, row["match"])))
+    return Listed(items=out, count=found.count, degraded=found.degraded)
 
 
 def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
-    params = replace(params, q=tolerant_query(owner, types, params.q))
+    """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller)."""
     union = queries._union(owner, types, replace(params, sort_by="relevance", sort_order="desc"))
     if union is None:
         return []
@@ -134,6 +183,8 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
         for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
         for w in _WORDS.findall(name)
     )
+    if queries.uses_fts():
+        vocabulary.update(_content_words(owner, types, word))
     best: tuple[float, str] | None = None
     for candidate in vocabulary:
         if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
@@ -145,15 +196,77 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
     return best[1] if best else None
 
 
+CONTENT_ITEMS = 20  # items whose content is searched for a near word
+WORD_SIMILARITY = 0.5
+
+
+def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
+    """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
+    whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
+    the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
+    nearest."""
+    expression = content_words_expression()
+    found: set[str] = set()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)",
+            [str(WORD_SIMILARITY)],
+        )
+        for type_name in types:
+            table = item_types.model_for(type_name)._meta.db_table
+            cursor.execute(
+                f"""SELECT DISTINCT w FROM (
+                    SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
+                        SELECT {expression} AS text FROM "{table}"
+                        WHERE owner_id = %s AND {expression} %%> %s LIMIT %s
+                    ) AS near_items
+                ) AS words
+                WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
+                [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
+            )
+            found.update(w for (w,) in cursor.fetchall())
+    return found
+
+
 def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
     embedder = provider()
     vector = embedder.embed([params.q])[0]
     index = semantic.owner_index(owner.pk, embedder.model)
-    hits = [h for h in semantic.item_ranking(index, vector) if h.item_type in types]
-    hits = hits[:CANDIDATES]
-    allowed = _passing(owner, hits, replace(params, q=""))
-    kept = [h for h in hits if (h.item_type, h.item_id) in allowed][:SEMANTIC_DEPTH]
-    return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept]
+    hits = (h for h in semantic.iter_item_ranking(index, vector) if h.item_type in types)
+    filters = replace(params, q="")
+    if filters.tags or filters.filter_groups:
+        # A tag or a saved filter may pass few items, far down the ranking: take the passing
+        # ids once and keep the best 100 of them.
+        allowed = _passing_ids(owner, types, filters)
+        kept = list(
+            itertools.islice(
+                (h for h in hits if (h.item_type, h.item_id) in allowed), SEMANTIC_DEPTH
+            )
+        )
+    else:
+        # Only the views (states) filter: nearly every candidate passes, so check them in small
+        # growing batches (200, 400, …) instead of sending thousands of ids.
+        kept = []
+        size = 2 * SEMANTIC_DEPTH
+        while len(kept) < SEMANTIC_DEPTH:
+            batch = list(itertools.islice(hits, size))
+            if not batch:
+                break
+            allowed = _passing(owner, batch, filters)
+            kept.extend(h for h in batch if (h.item_type, h.item_id) in allowed)
+            size = min(size * 2, CANDIDATES)
+    return [Ranked(h.item_type, h.item_id, h.score, hit=h) for h in kept[:SEMANTIC_DEPTH]]
+
+
+def _passing_ids(owner: Any, types: list[str], params: queries.ListParams) -> set[tuple[str, Any]]:
+    """Every item of ``types`` passing the list filters (one id query per type)."""
+    allowed: set[tuple[str, Any]] = set()
+    for type_name in types:
+        if params.includes(type_name):
+            model = item_types.model_for(type_name)
+            ids = queries._filtered(owner, model, params).values_list("pk", flat=True)
+            allowed.update((type_name, pk) for pk in ids)
+    return allowed
 
 
 def _passing(owner: Any, hits: list[ChunkHit], params: queries.ListParams) -> set[tuple[str, Any]]:
@@ -227,11 +340,11 @@ def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
     out: dict[tuple[str, Any], Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
-        qs = model.objects.filter(owner=owner, pk__in=ids).defer("content").prefetch_related("tags")
+        qs = model.objects.filter(owner=owner, pk__in=ids).defer("content")
         whens = starts.get(type_name)
         start = Case(*whens, default=Value(1)) if whens else Value(1)
         qs = qs.annotate(chunk_piece=Substr("content", start, SNIPPET + 50))
-        for item in qs:
+        for item in queries.attach_tags(model, list(qs)):
             out[(type_name, item.pk)] = item
     return out
 
@@ -254,7 +367,7 @@ def match_for(item: Item, r: Ranked, words: list[str]) -> dict[str, Any]:
 
 def _header_fields(item: Item) -> list[tuple[str, str]]:
     fields = [("title", item.title or ""), ("description", item.description or "")]
-    fields.append(("tags", " ".join(sorted(t.name for t in item.tags.all()))))
+    fields.append(("tags", " ".join(item.tag_names())))
     if hasattr(item, "url"):
         fields.append(("url", item.url or ""))
     name_field = type(item).name_field
@@ -283,7 +396,16 @@ def _field_match(field: str, text: str, words: list[str]) -> dict[str, Any]:
 
 
 def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
-    word = max(words, key=len)
+    """The first occurrence of the longest query word that occurs (a misspelt word does not,
+    its near word does)."""
+    for word in sorted(words, key=len, reverse=True)[:3]:
+        found = _word_match(item, word, words)
+        if found is not None:
+            return found
+    return None
+
+
+def _word_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
     model = type(item)
     pos = StrIndex(Lower("content"), Value(word))
     head = Substr("content", 1, F("pos"))  # type: ignore[arg-type]  # stubs: F is an Expression

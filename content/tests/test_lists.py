@@ -587,3 +587,31 @@ def test_q_is_case_insensitive_beyond_ascii(api: Any, owner: Any, q: str) -> Non
     NoteFactory(owner=owner, title="Other", content="plain")
     assert ids(api.get(list_url("note"), {"q": q})) == pks(hit)
     assert ids(api.get(content_url(), {"q": q})) == pks(hit)
+
+
+@pytest.mark.parametrize(
+    ("limit", "offset", "shown", "counted"),
+    [
+        (50, 0, 7, False),  # one page holds the list: no count query
+        (3, 0, 3, True),  # a full page: more may follow, so count
+        (3, 6, 1, False),  # the last page, not full: offset + shown
+        (3, 9, 0, True),  # past the end: count (the page says nothing)
+        (7, 0, 7, True),  # exactly full: count
+    ],
+)
+@pytest.mark.parametrize("url_name", ["note-list", "content-list"])
+def test_count_is_exact_and_skipped_when_a_page_ends_the_list(
+    api: Any, owner: Any, url_name: str, limit: int, offset: int, shown: int, counted: bool
+) -> None:
+    for i in range(7):
+        NoteFactory(owner=owner, title=f"item {i}")
+    BookmarkFactory(owner=owner, title="other")  # not matched by q below
+    api.get(reverse(url_name))
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(reverse(url_name), {"q": "item", "limit": limit, "offset": offset})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["count"] == 7
+    assert len(body["results"]) == shown
+    counts = [q for q in queries.captured_queries if "COUNT(*)" in q["sql"]]
+    assert bool(counts) is counted

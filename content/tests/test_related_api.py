@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
 from content.tests.helpers import assert_error
 from content.tests.search_corpus import NOTES
 from content.tests.search_support import _fresh_index, index, make_note  # noqa: F401
+from tiddly.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +64,23 @@ def test_limit_bounds_stranger_and_anonymous(api: Any, other_api: Any, anon: Any
     assert_error(other_api.get(f"/api/notes/{pk}/related/"), 404, "not_found")
     assert_error(other_api.get(f"/api/notes/{pk}/suggestions/"), 404, "not_found")
     assert anon.get(f"/api/notes/{pk}/related/").status_code == 401
+
+
+def test_related_and_suggestions_show_only_the_types_the_token_may_read(
+    api: Any, owner: Any, corpus: dict[str, str]
+) -> None:
+    prompt = {"name": "bread-baker", "title": "Sourdough bread baking", "content": "Bake"}
+    assert api.post("/api/prompts/", prompt, format="json").status_code == 201
+    index()
+    url = f"/api/notes/{corpus['bread']}/"
+    everything = api.get(url + "related/", {"limit": 50}).json()["results"]
+    assert "prompt" in {r["type"] for r in everything}
+    content_only = APIClient()
+    token = ApiToken.issue(owner=owner, name="c", scopes="content:read")[1]
+    content_only.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = content_only.get(url + "related/", {"limit": 50})
+    assert response.status_code == 200
+    assert {r["type"] for r in response.json()["results"]} == {"note"}
+    response = content_only.get(url + "suggestions/")
+    assert response.status_code == 200
+    assert {r["type"] for r in response.json()["related"]} == {"note"}

@@ -109,7 +109,8 @@ def test_lists_carry_share_without_a_query_per_item(api: Any, owner: Any, kind: 
         api.get(f"/api/{kind}/", {"limit": 1})
     with CaptureQueriesContext(connection) as many:
         response = api.get(f"/api/{kind}/")
-    assert len(many.captured_queries) == len(few.captured_queries)
+    # (the page of 6 is not full, so it may even skip the count query the page of 1 needs)
+    assert len(many.captured_queries) <= len(few.captured_queries)
     shares = {row["id"]: row["share"] for row in response.json()["results"]}
     assert sum(1 for s in shares.values() if s) == 3
     for item in items[:3]:

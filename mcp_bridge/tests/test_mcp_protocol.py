@@ -30,6 +30,7 @@ CONTENT_TOOLS = [
     "get_context",
     "create_relationship",
     "get_changes",
+    "find_related",
 ]
 PROMPT_TOOLS = [
     "search_prompts",
@@ -60,6 +61,7 @@ READ_ONLY = {
     "list_filters",
     "get_context",
     "get_changes",
+    "find_related",
 }
 RESTORES = {"restore_item_version", "restore_prompt_version"}
 DESTRUCTIVE = {"edit_content", "update_item", "edit_prompt_template", "update_prompt", *RESTORES}

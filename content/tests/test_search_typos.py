@@ -1,0 +1,66 @@
+"""Typo tolerance in content (SPEC §16): on PostgreSQL a misspelt word that occurs nowhere is
+replaced by its near word from the content too (pg_trgm word similarity on a GIN trigram index);
+SQLite keeps the titles/descriptions/tags vocabulary only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from content.tests.search_support import _fresh_index, index, make_note, search  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+on_postgres = connection.vendor == "postgresql"
+postgres_only = pytest.mark.skipif(not on_postgres, reason="pg_trgm is PostgreSQL's")
+
+
+def test_a_misspelt_content_word_is_found_on_postgres_only(api: Any, other_api: Any) -> None:
+    pk = make_note(api, "Ops", "Our kubernetes upgrade checklist: drain nodes first.")
+    make_note(api, "Sourdough", "Feed the starter.")
+    make_note(other_api, "Theirs", "Another kubernetes note.")
+    index()
+    for mode in ("keyword", "hybrid"):
+        found = search(api, "kubernets", mode=mode)
+        ids = [r["id"] for r in found["results"]]
+        if on_postgres:
+            assert ids[0] == pk, mode
+            assert found["results"][0]["match"]["field"] == "content"
+        else:
+            assert pk not in ids or mode == "hybrid", mode  # SQLite: titles/tags/descriptions
+    keyword = search(api, "kubernets checklist", mode="keyword")
+    assert keyword["count"] == (1 if on_postgres else 0)  # the other words still must match
+    assert search(api, "kubernets sourdough", mode="keyword")["count"] == 0
+
+
+@postgres_only
+def test_a_strangers_content_lends_no_words(api: Any, other_api: Any) -> None:
+    make_note(api, "Ops", "Nothing about clusters here.")
+    make_note(other_api, "Theirs", "kubernetes kubernetes")
+    index()
+    assert search(api, "kubernets", mode="keyword")["count"] == 0
+    assert search(other_api, "kubernets", mode="keyword")["count"] == 1
+
+
+@postgres_only
+def test_the_trigram_index_serves_the_near_word_lookup() -> None:
+    from content.dbops import content_words_expression
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tablename FROM pg_indexes WHERE indexname LIKE %s ORDER BY 1",
+            ["%_content_trgm"],
+        )
+        assert [t for (t,) in cursor.fetchall()] == [
+            "content_bookmark",
+            "content_note",
+            "prompts_prompt",
+        ]
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(
+            f"EXPLAIN SELECT id FROM content_note WHERE {content_words_expression()} %%> %s",
+            ["kubernets"],
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "content_note_content_trgm" in plan
