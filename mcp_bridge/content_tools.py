@@ -498,17 +498,11 @@ def register(server: TiddlyServer) -> None:
     server.add_tool(
         restore_item_version, title="Restore an item to a version (undo)", annotations=UPDATE
     )
-    server.add_tool(
-        shared_tools.list_filters,
-        title="List saved filters",
-        annotations=READ,
-        description=LIST_FILTERS,
-    )
-    server.add_tool(
-        shared_tools.get_context,
-        title="Overview of bookmarks and notes",
-        annotations=READ,
-        description=GET_CONTEXT,
+    shared_tools.add_filters_and_context(
+        server,
+        context_title="Overview of bookmarks and notes",
+        filters_help=LIST_FILTERS,
+        context_help=GET_CONTEXT,
     )
     server.add_tool(create_relationship, title="Link two items", annotations=LINK)
     server.add_tool(get_changes, title="What changed since a cursor", annotations=READ)

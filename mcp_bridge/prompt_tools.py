@@ -415,15 +415,9 @@ def register(server: TiddlyServer) -> None:
         title="Restore a prompt to a version (undo)",
         annotations=UPDATE,
     )
-    server.add_tool(
-        shared_tools.list_filters,
-        title="List saved filters",
-        annotations=READ,
-        description=LIST_FILTERS,
-    )
-    server.add_tool(
-        shared_tools.get_context,
-        title="Overview of prompts",
-        annotations=READ,
-        description=GET_CONTEXT,
+    shared_tools.add_filters_and_context(
+        server,
+        context_title="Overview of prompts",
+        filters_help=LIST_FILTERS,
+        context_help=GET_CONTEXT,
     )

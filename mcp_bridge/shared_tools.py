@@ -23,6 +23,8 @@ from content.services import Precondition
 from content.text.replace import Edit
 from mcp_bridge import calls
 from mcp_bridge import schemas as t
+from mcp_bridge.annotations import READ
+from mcp_bridge.servers import TiddlyServer
 from tiddly.errors import ValidationFailed
 from tiddly.scopes import readable_areas
 
@@ -51,6 +53,16 @@ def get_context(limit: t.ContextLimit = 10) -> shapes.Context:
     return context.overview(
         calls.owner(), types=server.types, recent=limit, footer=server.context_footer
     )
+
+
+def add_filters_and_context(
+    server: TiddlyServer, *, context_title: str, filters_help: str, context_help: str
+) -> None:
+    """Register ``list_filters`` and ``get_context`` (last in tools/list on both servers)."""
+    server.add_tool(
+        list_filters, title="List saved filters", annotations=READ, description=filters_help
+    )
+    server.add_tool(get_context, title=context_title, annotations=READ, description=context_help)
 
 
 # --- history ------------------------------------------------------------------------------------
