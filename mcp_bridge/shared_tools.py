@@ -121,24 +121,31 @@ def full_item(item: Item, start_line: int | None, end_line: int | None) -> shape
 def search(types: list[str], args: dict[str, Any]) -> tuple[list[Item], int, bool]:
     """One page of the owner's items of ``types``: (items, total, whether more follow)."""
     owner = calls.owner()
-    params = queries.list_params(
+    params = _list_params(owner, args, sort_by=args["sort_by"], sort_order=args["sort_order"])
+    if len(types) == 1:
+        total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
+    else:
+        total, items = queries.list_content(owner, types, params)
+    return items, total, params.offset + len(items) < total
+
+
+def _list_params(
+    owner: queries.Owner, args: dict[str, Any], *, sort_by: str | None, sort_order: str | None
+) -> queries.ListParams:
+    """The lists' parameters (validated as REST validates them) from a search tool's arguments."""
+    return queries.list_params(
         owner,
         {
             "filter_id": args.get("filter_id"),
             "q": args["query"],
             "tags": args["tags"],
             "tag_match": args["tag_match"],
-            "sort_by": args["sort_by"],
-            "sort_order": args["sort_order"],
+            "sort_by": sort_by,
+            "sort_order": sort_order,
             "limit": args["limit"],
             "offset": args["offset"],
         },
     )
-    if len(types) == 1:
-        total, items = queries.list_items(owner, item_types.model_for(types[0]), params)
-    else:
-        total, items = queries.list_content(owner, types, params)
-    return items, total, params.offset + len(items) < total
 
 
 def ranked_search(
@@ -159,19 +166,7 @@ def ranked_search(
             "omit sort_by, or use mode=keyword to sort.",
         )
     owner = calls.owner()
-    params = queries.list_params(
-        owner,
-        {
-            "filter_id": args.get("filter_id"),
-            "q": args["query"],
-            "tags": args["tags"],
-            "tag_match": args["tag_match"],
-            "sort_by": None,
-            "sort_order": "desc",
-            "limit": args["limit"],
-            "offset": args["offset"],
-        },
-    )
+    params = _list_params(owner, args, sort_by=None, sort_order="desc")
     found = ranked.listed(owner, types, params, mode=mode)
     entries = [
         shapes.listed_item_data(item, score=score, match=match)
