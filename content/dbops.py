@@ -43,10 +43,12 @@ def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]
     return forward, backward
 
 
-def content_words_expression() -> str:
+def content_words_expression(table: str | None = None) -> str:
     """The indexed text of a trigram index on content: the opening ``FTS_CONTENT_CHARS``,
-    lowercased (as the full-text vector, so a 10 MB note costs no more than a 100 KB one)."""
-    return f"lower(left(coalesce(content, ''), {FTS_CONTENT_CHARS}))"
+    lowercased (as the full-text vector, so a 10 MB note costs no more than a 100 KB one).
+    ``table`` qualifies the column (for queries that join)."""
+    column = f'"{table}"."content"' if table else "content"
+    return f"lower(left(coalesce({column}, ''), {FTS_CONTENT_CHARS}))"
 
 
 def content_trigram_sql(table: str) -> tuple[str, str]:

@@ -34,6 +34,7 @@ from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Su
 from django.utils import timezone
 
 from content import item_types, rules
+from content.dbops import content_words_expression
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
 from content.queries.filters import get_filter
@@ -55,6 +56,10 @@ class ListParams:
     # A saved filter (SPEC §11): its tag groups (OR of ANDs) and item types; None = no filter.
     filter_groups: tuple[tuple[str, ...], ...] | None = None
     filter_types: tuple[str, ...] | None = None
+    # PostgreSQL: False matches ``q`` in the full-text index (content's indexed opening) and as a
+    # substring of the short fields only, never scanning whole contents — the keyword leg of
+    # hybrid search, whose meaning leg covers every line (SPEC §16). SQLite always scans.
+    q_whole_content: bool = True
 
     def includes(self, type_name: str) -> bool:
         return self.filter_types is None or type_name in self.filter_types
@@ -135,7 +140,7 @@ def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
     if params.filter_groups:
         qs = qs.filter(groups_q(model, params.filter_groups))
     if params.q:
-        qs = _search(qs, model, params.q)
+        qs = _search(qs, model, params.q, whole_content=params.q_whole_content)
     else:
         qs = qs.annotate(rank=Value(0.0, output_field=FloatField()))
     return qs
@@ -161,10 +166,8 @@ def groups_q(model: type[Item], groups: tuple[tuple[str, ...], ...]) -> Q:
     return condition
 
 
-def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
-    substring = Q()
-    for name in model.search_fields:
-        substring |= Q(**{f"{name}__icontains": q})
+def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
+    qs, substring = substring_q(qs, model, q, whole_content=whole_content)
     if not uses_fts():
         if not q.isascii():
             qs, substring = _folded_substring(qs, model, q)
@@ -182,6 +185,29 @@ def _search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
         # otherwise substring-match nearly everything.
         qs = qs.extra(where=[f"numnode({tsquery}) > 0"], params=[q])
     return qs
+
+
+def substring_q(
+    qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True
+) -> tuple[QuerySet, Q]:
+    """``q`` as a case-insensitive substring of any of the type's search fields; with
+    ``whole_content=False`` on PostgreSQL only the content's indexed opening is searched."""
+    substring = Q()
+    for name in model.search_fields:
+        if name != "content" or whole_content or not uses_fts():
+            substring |= Q(**{f"{name}__icontains": q})
+        else:  # the content's indexed opening (trigram GIN index), not the whole text
+            qs = qs.alias(opening_hit=_opening_contains(model, q))
+            substring |= Q(opening_hit=True)
+    return qs, substring
+
+
+def _opening_contains(model: type[Item], q: str) -> RawSQL:
+    """PostgreSQL: ``q`` occurs (case-insensitively) in the content's first FTS_CONTENT_CHARS
+    characters — the expression the trigram index covers, so a huge content costs no more."""
+    pattern = "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    expression = content_words_expression(model._meta.db_table)
+    return RawSQL(f"{expression} LIKE %s", [pattern], output_field=BooleanField())
 
 
 class _CaseFold(Func):

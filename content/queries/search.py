@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -86,9 +86,12 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
     meaning: list[Ranked] = []
     words = query_words(params.q)
     if mode in ("keyword", "hybrid"):
-        tolerant = tolerant_query(owner, types, params.q)
+        tolerant = tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
         words = list(dict.fromkeys([*query_words(tolerant), *words]))
-        keyword = keyword_ranking(owner, types, replace(params, q=tolerant))
+        # Hybrid's keyword leg stays on indexes (PostgreSQL): its meaning leg reaches every line.
+        keyword = keyword_ranking(
+            owner, types, replace(params, q=tolerant, q_whole_content=mode == "keyword")
+        )
     if mode in ("semantic", "hybrid"):
         try:
             meaning = semantic_ranking(owner, types, params)
@@ -145,13 +148,15 @@ def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) ->
     ]
 
 
-def tolerant_query(owner: Any, types: list[str], q: str) -> str:
+def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool = True) -> str:
     """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
     nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
-    tags. Costs a query only when a word is missing, which a correct query never is."""
+    tags. Costs a query only when a word is missing, which a correct query never is.
+    ``whole_content=False`` (hybrid's keyword leg, PostgreSQL): "found" means in the full-text
+    index or the short fields, as that leg searches — no scan of whole contents."""
     out = q
     for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
-        if _occurs(owner, types, word):
+        if _occurs(owner, types, word, whole_content=whole_content):
             continue
         near = _nearest_word(owner, types, word.lower())
         if near is not None:
@@ -159,13 +164,15 @@ def tolerant_query(owner: Any, types: list[str], q: str) -> str:
     return out
 
 
-def _occurs(owner: Any, types: list[str], word: str) -> bool:
+def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
+    """``word`` occurs as written (a substring, not a stemmed full-text match: a stem hides a
+    typo) in any of the owner's items of ``types``."""
     for type_name in types:
         model = item_types.model_for(type_name)
-        condition = Q()
-        for name in model.search_fields:
-            condition |= Q(**{f"{name}__icontains": word})
-        if queries.owned(owner, model).filter(condition).exists():
+        qs, condition = queries.substring_q(
+            queries.owned(owner, model), model, word, whole_content=whole_content
+        )
+        if qs.filter(condition).exists():
             return True
     return False
 
