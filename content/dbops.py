@@ -43,23 +43,35 @@ def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]
     return forward, backward
 
 
-def content_words_expression(table: str | None = None) -> str:
-    """The indexed text of a trigram index on content: the opening ``FTS_CONTENT_CHARS``,
-    lowercased (as the full-text vector, so a 10 MB note costs no more than a 100 KB one).
-    ``table`` qualifies the column (for queries that join)."""
-    column = f'"{table}"."content"' if table else "content"
-    return f"lower(left(coalesce({column}, ''), {FTS_CONTENT_CHARS}))"
+#: The stored, generated column holding the content's opening (PostgreSQL; see
+#: ``content_trigram_sql``): what typo tolerance and hybrid search's keyword leg search.
+OPENING_COLUMN = "content_opening"
+
+
+def content_words_expression() -> str:
+    """The content's opening ``FTS_CONTENT_CHARS`` characters, lowercased (as the full-text
+    vector indexes them, so a 10 MB note costs no more than a 100 KB one)."""
+    return f"lower(left(coalesce(content, ''), {FTS_CONTENT_CHARS}))"
 
 
 def content_trigram_sql(table: str) -> tuple[str, str]:
-    """pg_trgm and a GIN trigram index on the content's opening: typo tolerance in content
-    (SPEC §16) finds the items with a word near a misspelt one without scanning every row."""
+    """pg_trgm, a stored generated column of the content's opening and a GIN trigram index on it:
+    typo tolerance in content (SPEC §16) and hybrid search's keyword leg find the items holding a
+    word without reading whole contents. A column of its own, because an expression over
+    ``content`` would decompress every large content in full to recheck an index hit (lz4 TOAST
+    is not sliced)."""
     forward = (
         "CREATE EXTENSION IF NOT EXISTS pg_trgm; "
+        f'ALTER TABLE "{table}" ADD COLUMN {OPENING_COLUMN} text '
+        f"GENERATED ALWAYS AS ({content_words_expression()}) STORED; "
         f'CREATE INDEX IF NOT EXISTS "{table}_content_trgm" ON "{table}" '
-        f"USING gin (({content_words_expression()}) gin_trgm_ops);"
+        f"USING gin ({OPENING_COLUMN} gin_trgm_ops);"
     )
-    return forward, f'DROP INDEX IF EXISTS "{table}_content_trgm";'
+    backward = (
+        f'DROP INDEX IF EXISTS "{table}_content_trgm"; '
+        f'ALTER TABLE "{table}" DROP COLUMN IF EXISTS {OPENING_COLUMN};'
+    )
+    return forward, backward
 
 
 class RunPostgresSQL(migrations.RunSQL):

@@ -15,7 +15,6 @@ from typing import Any, cast
 from django.conf import settings
 from django.db import connection
 from django.db.models import (
-    BooleanField,
     CharField,
     Count,
     F,
@@ -34,7 +33,7 @@ from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Su
 from django.utils import timezone
 
 from content import item_types, rules
-from content.dbops import content_words_expression
+from content.dbops import OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
 from content.queries.filters import get_filter
@@ -174,12 +173,15 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
         return qs.filter(substring).annotate(rank=Value(0.0, output_field=FloatField()))
     table = model._meta.db_table
     tsquery = "websearch_to_tsquery('english', %s)"
+    # The full-text hits as an id subquery the GIN index answers (a per-row "@@" would read, and
+    # for a large item detoast, every row's vector).
+    # (Unqualified: inside the subquery the column is the subquery's own table's.)
+    fts_hits = model.objects.extra(where=[f"search_vector @@ {tsquery}"], params=[q]).values("pk")
     qs = qs.annotate(
-        fts_hit=RawSQL(f'"{table}"."search_vector" @@ {tsquery}', [q], output_field=BooleanField()),
         rank=RawSQL(
             f'ts_rank("{table}"."search_vector", {tsquery})', [q], output_field=FloatField()
         ),
-    ).filter(Q(fts_hit=True) | substring)
+    ).filter(Q(pk__in=fts_hits) | substring)
     if _WORD.search(q):
         # A query made only of stop words ("the", "a and of") has an empty tsquery; it would
         # otherwise substring-match nearly everything.
@@ -197,17 +199,16 @@ def substring_q(
         if name != "content" or whole_content or not uses_fts():
             substring |= Q(**{f"{name}__icontains": q})
         else:  # the content's indexed opening (trigram GIN index), not the whole text
-            qs = qs.alias(opening_hit=_opening_contains(model, q))
-            substring |= Q(opening_hit=True)
+            substring |= Q(pk__in=_opening_contains(model, q))
     return qs, substring
 
 
-def _opening_contains(model: type[Item], q: str) -> RawSQL:
-    """PostgreSQL: ``q`` occurs (case-insensitively) in the content's first FTS_CONTENT_CHARS
-    characters — the expression the trigram index covers, so a huge content costs no more."""
+def _opening_contains(model: type[Item], q: str) -> QuerySet:
+    """PostgreSQL: the ids of items in whose content's first FTS_CONTENT_CHARS characters ``q``
+    occurs (case-insensitively) — a subquery the trigram GIN index on exactly that expression
+    answers, so a huge content costs no more than a small one."""
     pattern = "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    expression = content_words_expression(model._meta.db_table)
-    return RawSQL(f"{expression} LIKE %s", [pattern], output_field=BooleanField())
+    return model.objects.extra(where=[f"{OPENING_COLUMN} LIKE %s"], params=[pattern]).values("pk")
 
 
 class _CaseFold(Func):

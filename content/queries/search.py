@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from content import item_types
-from content.dbops import content_words_expression
+from content.dbops import OPENING_COLUMN
 from content.errors import SearchUnavailable
 from content.models import Item, Tag
 from content.models.search import SearchChunk, SearchDirty
@@ -172,9 +172,18 @@ def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = Tr
         qs, condition = queries.substring_q(
             queries.owned(owner, model), model, word, whole_content=whole_content
         )
-        if qs.filter(condition).exists():
+        # One EXISTS per field, cheapest first: each stops at its first hit and each can use
+        # its own index, which one OR of them all cannot.
+        if any(qs.filter(part).exists() for part in _parts(condition)):
             return True
     return False
+
+
+def _parts(condition: Q) -> list[Q]:
+    """The OR-ed parts of ``condition`` (a single condition is its own part)."""
+    if condition.connector == Q.OR and len(condition.children) > 1 and not condition.negated:
+        return [c if isinstance(c, Q) else Q(c) for c in condition.children]
+    return [condition]
 
 
 def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
@@ -190,8 +199,15 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
         for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
         for w in _WORDS.findall(name)
     )
-    if queries.uses_fts():
-        vocabulary.update(_content_words(owner, types, word))
+    near = _nearest_in(word, vocabulary)
+    if near is None and queries.uses_fts():
+        # The content's words only when the short fields have none near: that lookup reads
+        # whole openings (up to 100 000 characters each) and costs tenths of a second.
+        near = _nearest_in(word, _content_words(owner, types, word))
+    return near
+
+
+def _nearest_in(word: str, vocabulary: set[str]) -> str | None:
     best: tuple[float, str] | None = None
     for candidate in vocabulary:
         if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
@@ -212,7 +228,6 @@ def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
     whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
     the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
     nearest."""
-    expression = content_words_expression()
     found: set[str] = set()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
@@ -224,8 +239,8 @@ def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
             cursor.execute(
                 f"""SELECT DISTINCT w FROM (
                     SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
-                        SELECT {expression} AS text FROM "{table}"
-                        WHERE owner_id = %s AND {expression} %%> %s LIMIT %s
+                        SELECT {OPENING_COLUMN} AS text FROM "{table}"
+                        WHERE owner_id = %s AND {OPENING_COLUMN} %%> %s LIMIT %s
                     ) AS near_items
                 ) AS words
                 WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
