@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -428,8 +429,18 @@ def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
 
 
 def _word_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
+    """The first line holding ``word``. PostgreSQL looks in the stored, lowercased opening first:
+    reading a prefix of a large content decompresses only that prefix, lowercasing the whole
+    content decompresses (and copies) all of it."""
+    found = None
+    if queries.uses_fts():
+        opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
+        found = _word_match_in(item, StrIndex(opening, Value(word)), words)
+    return found or _word_match_in(item, StrIndex(Lower("content"), Value(word)), words)
+
+
+def _word_match_in(item: Item, pos: StrIndex, words: list[str]) -> dict[str, Any] | None:
     model = type(item)
-    pos = StrIndex(Lower("content"), Value(word))
     head = Substr("content", 1, F("pos"))  # type: ignore[arg-type]  # stubs: F is an Expression
     row = (
         model.objects.filter(pk=item.pk)

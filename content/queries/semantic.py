@@ -11,7 +11,10 @@ pgvector is not needed for this and not used.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -106,13 +109,15 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
             "scale",
         )
     )
+    # Typed arrays, not lists of Python numbers (36 bytes each): building the index of 480 000
+    # chunks then peaks at little more than the index itself, and leaves no garbage behind.
     blob = bytearray()
-    scales: list[float] = []
-    item_of: list[int] = []
-    fields: list[int] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    chars: list[int] = []
+    scales = array("f")
+    item_of = array("i")
+    fields = array("b")
+    starts = array("i")
+    ends = array("i")
+    chars = array("q")
     items: list[tuple[str, Any]] = []
     last: tuple[str, Any] | None = None
     for item_type, item_id, fld, start, end, char, vector, scale in rows.iterator(
@@ -134,22 +139,31 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
     index = OwnerIndex(
         generation=gen,
         model=model,
-        vectors=np.frombuffer(bytes(blob), dtype=np.int8).reshape(n, dim)
+        # A view of the bytearray (no copy of the largest piece).
+        vectors=np.frombuffer(blob, dtype=np.int8).reshape(n, dim)
         if n
         else np.zeros((0, 0), np.int8),
-        scales=np.array(scales, dtype=np.float32),
-        item_of=np.array(item_of, dtype=np.int32),
-        field=np.array(fields, dtype=np.int8),
-        start_line=np.array(starts, dtype=np.int32),
-        end_line=np.array(ends, dtype=np.int32),
-        start_char=np.array(chars, dtype=np.int64),
+        scales=np.frombuffer(scales, dtype=np.float32),
+        item_of=np.frombuffer(item_of, dtype=np.int32),
+        field=np.frombuffer(fields, dtype=np.int8),
+        start_line=np.frombuffer(starts, dtype=np.int32),
+        end_line=np.frombuffer(ends, dtype=np.int32),
+        start_char=np.frombuffer(chars, dtype=np.int64),
         items=items,
     )
-    del blob
     if n > EXACT_ROWS and dim % 64 == 0:
         index.mean = _mean(index.vectors)
         index.sketch = _sketch_rows(index.vectors, index.mean)
+    _return_freed_memory()
     return index
+
+
+def _return_freed_memory() -> None:
+    """Hand the heap the build freed (database rows, fetch buffers: tens of MB for a large index)
+    back to the operating system, so the process keeps what the index holds and no more. glibc
+    only; elsewhere a no-op."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _mean(vectors: np.ndarray) -> np.ndarray:
