@@ -12,6 +12,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+#: Characters of a content chunk's opening kept with its vector (``SearchChunk.preview``).
+CHUNK_PREVIEW_CHARS = 350
+
 
 class SearchChunk(models.Model):
     """One embedded piece of an item: the header (title, description, tags, url/name) or a
@@ -28,6 +31,10 @@ class SearchChunk(models.Model):
     # Where the chunk starts in the content (0-based): a snippet is cut in SQL, never by loading
     # a 10 MB note.
     start_char = models.PositiveIntegerField(default=0)
+    # The chunk's first CHUNK_PREVIEW_CHARS characters: a result's snippet without reading the
+    # content at all (on PostgreSQL a deep offset of a large content decompresses all before it).
+    # Empty for chunks indexed before it existed and for headers: the snippet is cut from the item.
+    preview = models.TextField(default="", blank=True)
     # Vectors of different models are never compared: searches load only the current model's.
     model = models.CharField(max_length=200)
     vector = models.BinaryField()

@@ -351,25 +351,48 @@ def results(owner: Any, page: list[Ranked], words: list[str]) -> list[dict[str, 
 
 def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
     """The page's items without their content, each with ``chunk_piece``: the start of its best
-    chunk cut in SQL (one query per type, whatever the size of the notes)."""
+    chunk — the chunk's stored preview, else cut in SQL (one query per type, whatever the size of
+    the notes)."""
+    previews = _previews(owner, page)
     by_type: dict[str, list[Any]] = {}
-    starts: dict[str, list[When]] = {}
+    pieces: dict[str, list[When]] = {}
     for r in page:
         by_type.setdefault(r.item_type, []).append(r.item_id)
         if r.hit is not None and r.hit.field == "content":
-            starts.setdefault(r.item_type, []).append(
-                When(pk=r.item_id, then=Value(r.hit.start_char + 1))
+            preview = previews.get((r.item_type, r.item_id))
+            piece = (
+                Value(preview)
+                if preview is not None
+                else Substr("content", r.hit.start_char + 1, SNIPPET + 50)
             )
+            pieces.setdefault(r.item_type, []).append(When(pk=r.item_id, then=piece))
     out: dict[tuple[str, Any], Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
         qs = model.objects.filter(owner=owner, pk__in=ids).defer("content")
-        whens = starts.get(type_name)
-        start = Case(*whens, default=Value(1)) if whens else Value(1)
-        qs = qs.annotate(chunk_piece=Substr("content", start, SNIPPET + 50))
+        whens = pieces.get(type_name)
+        if whens:
+            qs = qs.annotate(chunk_piece=Case(*whens, output_field=TextField()))
         for item in queries.attach_tags(model, list(qs)):
             out[(type_name, item.pk)] = item
     return out
+
+
+def _previews(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], str]:
+    """The stored previews of the page's best content chunks, by item (one query)."""
+    wanted = Q()
+    for r in page:
+        if r.hit is not None and r.hit.field == "content":
+            wanted |= Q(item_type=r.item_type, item_id=r.item_id, start_char=r.hit.start_char)
+    if not wanted:
+        return {}
+    rows = (
+        SearchChunk.objects.filter(owner=owner, field="content")
+        .filter(wanted)
+        .exclude(preview="")
+        .values_list("item_type", "item_id", "preview")
+    )
+    return {(t, i): preview for t, i, preview in rows}
 
 
 def match_for(item: Item, r: Ranked, words: list[str]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from django_tasks import task
 
 from content import item_types
 from content.history import search_marks
-from content.models.search import SearchChunk, SearchDirty
+from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
 from tiddly.tasks import enqueue_on_commit
@@ -178,6 +178,7 @@ def _replace(
                     start_line=chunk.start_line,
                     end_line=chunk.end_line,
                     start_char=chunk.start_char,
+                    preview=chunk.text[:CHUNK_PREVIEW_CHARS] if chunk.field == "content" else "",
                     model=model,
                     vector=q[at].tobytes(),
                     scale=float(scales[at]),
