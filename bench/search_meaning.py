@@ -346,6 +346,7 @@ def main() -> None:
             start_line=np.ones(n, np.int32),
             end_line=np.ones(n, np.int32),
             start_char=np.zeros(n, np.int64),
+            chunk_id=np.arange(n, dtype=np.int64),
             items=[("note", i) for i in range(n // 38 + 1)],
         )
         index.mean = semantic._mean(index.vectors)

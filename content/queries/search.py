@@ -13,11 +13,12 @@ points at the best place: a keyword hit where the query's words occur, else the 
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Case, F, Q, TextField, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
@@ -41,6 +42,8 @@ SEMANTIC_DEPTH = 100
 CANDIDATES = 2_000  # the most semantic items checked against the filters in one query per type
 SNIPPET = 300
 _WORDS = re.compile(r"\w+")
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -221,6 +224,7 @@ def _nearest_in(word: str, vocabulary: set[str]) -> str | None:
 
 
 CONTENT_ITEMS = 20  # items whose content is searched for a near word
+CONTENT_WORDS_MS = 150  # time budget of that search
 WORD_SIMILARITY = 0.5
 
 
@@ -228,27 +232,39 @@ def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
     """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
     whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
     the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
-    nearest."""
+    nearest. Best effort within ``CONTENT_WORDS_MS``: similarity is computed over whole
+    openings (up to 100 000 characters each), so a common trigram set can cost tenths of a
+    second — past the budget the query is cancelled and the typo is looked up without them."""
     found: set[str] = set()
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)",
-            [str(WORD_SIMILARITY)],
-        )
-        for type_name in types:
-            table = item_types.model_for(type_name)._meta.db_table
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
-                f"""SELECT DISTINCT w FROM (
-                    SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
-                        SELECT {OPENING_COLUMN} AS text FROM "{table}"
-                        WHERE owner_id = %s AND {OPENING_COLUMN} %%> %s LIMIT %s
-                    ) AS near_items
-                ) AS words
-                WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
-                [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
+                "set_config('statement_timeout', %s, true)",
+                [str(WORD_SIMILARITY), f"{CONTENT_WORDS_MS}ms"],
             )
-            found.update(w for (w,) in cursor.fetchall())
+            _near_content_words(cursor, owner, types, word, found)
+    except OperationalError:  # cancelled at the budget (QueryCanceled)
+        logger.info("typo lookup in content over %s ms for %r: skipped", CONTENT_WORDS_MS, word)
     return found
+
+
+def _near_content_words(
+    cursor: Any, owner: Any, types: list[str], word: str, found: set[str]
+) -> None:
+    for type_name in types:
+        table = item_types.model_for(type_name)._meta.db_table
+        cursor.execute(
+            f"""SELECT DISTINCT w FROM (
+                SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
+                    SELECT {OPENING_COLUMN} AS text FROM "{table}"
+                    WHERE owner_id = %s AND {OPENING_COLUMN} %%> %s LIMIT %s
+                ) AS near_items
+            ) AS words
+            WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
+            [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
+        )
+        found.update(w for (w,) in cursor.fetchall())
 
 
 def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
@@ -379,16 +395,12 @@ def _load(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], Item]:
 
 
 def _previews(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], str]:
-    """The stored previews of the page's best content chunks, by item (one query)."""
-    wanted = Q()
-    for r in page:
-        if r.hit is not None and r.hit.field == "content":
-            wanted |= Q(item_type=r.item_type, item_id=r.item_id, start_char=r.hit.start_char)
-    if not wanted:
+    """The stored previews of the page's best content chunks, by item (one primary-key query)."""
+    ids = [r.hit.chunk_id for r in page if r.hit is not None and r.hit.field == "content"]
+    if not ids:
         return {}
     rows = (
-        SearchChunk.objects.filter(owner=owner, field="content")
-        .filter(wanted)
+        SearchChunk.objects.filter(owner=owner, pk__in=ids)
         .exclude(preview="")
         .values_list("item_type", "item_id", "preview")
     )

@@ -42,6 +42,7 @@ class OwnerIndex:
     start_line: np.ndarray  # int32 (n,), 0 = none
     end_line: np.ndarray  # int32 (n,)
     start_char: np.ndarray  # int64 (n,)
+    chunk_id: np.ndarray  # int64 (n,): SearchChunk primary keys (a hit's stored preview)
     items: list[tuple[str, Any]]
     mean: np.ndarray | None = None
     sketch: np.ndarray | None = None  # uint64 (n, dim/64)
@@ -60,6 +61,7 @@ class ChunkHit:
     start_line: int | None
     end_line: int | None
     start_char: int
+    chunk_id: int = 0
 
 
 _lock = threading.Lock()
@@ -105,6 +107,7 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
             "start_line",
             "end_line",
             "start_char",
+            "id",
             "vector",
             "scale",
         )
@@ -118,9 +121,10 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
     starts = array("i")
     ends = array("i")
     chars = array("q")
+    ids = array("q")
     items: list[tuple[str, Any]] = []
     last: tuple[str, Any] | None = None
-    for item_type, item_id, fld, start, end, char, vector, scale in rows.iterator(
+    for item_type, item_id, fld, start, end, char, pk, vector, scale in rows.iterator(
         chunk_size=10_000
     ):
         key = (item_type, item_id)
@@ -134,6 +138,7 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
         starts.append(start or 0)
         ends.append(end or 0)
         chars.append(char)
+        ids.append(pk)
     n = len(scales)
     dim = len(blob) // n if n else 0
     index = OwnerIndex(
@@ -149,6 +154,7 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
         start_line=np.frombuffer(starts, dtype=np.int32),
         end_line=np.frombuffer(ends, dtype=np.int32),
         start_char=np.frombuffer(chars, dtype=np.int64),
+        chunk_id=np.frombuffer(ids, dtype=np.int64),
         items=items,
     )
     if n > EXACT_ROWS and dim % 64 == 0:
@@ -237,6 +243,7 @@ def iter_item_ranking(index: OwnerIndex, query: np.ndarray) -> Iterator[ChunkHit
             start_line=start or None,
             end_line=int(index.end_line[row]) or None,
             start_char=int(index.start_char[row]),
+            chunk_id=int(index.chunk_id[row]),
         )
 
 

@@ -69,3 +69,23 @@ def test_the_trigram_index_serves_the_near_word_lookup() -> None:
         like_plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "content_note_content_trgm" in near_plan
     assert "content_note_content_trgm" in like_plan  # hybrid's keyword leg
+
+
+@postgres_only
+def test_the_content_word_lookup_is_cancelled_at_its_budget(owner: Any, monkeypatch: Any) -> None:
+    from content.models import Note
+    from content.queries import search as ranked
+
+    finished = []
+
+    def slow(cursor: Any, *args: Any) -> None:
+        cursor.execute("SELECT pg_sleep(5)")
+        finished.append(True)
+
+    monkeypatch.setattr(ranked, "CONTENT_WORDS_MS", 50)
+    monkeypatch.setattr(ranked, "_near_content_words", slow)
+
+    assert ranked._content_words(owner, ["note"], "kubernets") == set()
+    assert finished == []  # cancelled, not waited for
+    # The transaction is usable afterwards: the cancelled statement was rolled back alone.
+    assert Note.objects.filter(owner=owner).count() == 0
