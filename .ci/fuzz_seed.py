@@ -40,39 +40,28 @@ def seed_user(username: str) -> dict[str, Any]:
     ids: dict[str, list[str]] = {"bookmark": [], "note": [], "prompt": []}
     for i in range(ITEMS_PER_TYPE):
         tags = [f"{username}-tag", f"shared-{i % 2}"]
-        items = [
-            create_item(
-                owner=owner,
-                model=Bookmark,
-                data={
+        seeds: list[tuple[Any, dict[str, Any]]] = [
+            (
+                Bookmark,
+                {
                     "url": f"https://example.com/{username}/{i}",
                     "title": f"Link {i}",
                     "content": f"line one\nline two {i}\n",
-                    "tags": tags,
                 },
-                actor=actor,
             ),
-            create_item(
-                owner=owner,
-                model=Note,
-                data={
-                    "title": f"Note {i}",
-                    "content": f"# Note {i}\nhello world\nthe end\n",
-                    "tags": tags,
-                },
-                actor=actor,
-            ),
-            create_item(
-                owner=owner,
-                model=Prompt,
-                data={
+            (Note, {"title": f"Note {i}", "content": f"# Note {i}\nhello world\nthe end\n"}),
+            (
+                Prompt,
+                {
                     "name": f"{username}-prompt-{i}",
                     "content": "Say {{ word }} twice.",
                     "arguments": [{"name": "word", "description": "A word", "required": False}],
-                    "tags": tags,
                 },
-                actor=actor,
             ),
+        ]
+        items = [
+            create_item(owner=owner, model=model, data={**data, "tags": tags}, actor=actor)
+            for model, data in seeds
         ]
         for item in items:
             # A second version, so history reads, diffs and restores have something to do.

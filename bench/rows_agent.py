@@ -155,46 +155,48 @@ def op_replace_all_refused(call: Call) -> Outcome:
     return out
 
 
+# The rows of a group share everything but the operation: one worker, a fixed count.
+POWER = {
+    "sizes": (AGENT_LINES,),
+    "concurrency": (1,),
+    "count": lambda size: 40,
+    "group": "agent power",
+}
+PATHOLOGICAL = {
+    "sized": False,
+    "concurrency": (1,),
+    "count": lambda size: 10,
+    "group": "pathological 10 MB",
+}
+
 register(
     Scenario(
         "multi_edit_10",
         op_multi_edit,
         "PATCH str-replace with edits: 10 markers at once on a 100,000-line note",
         setup=setup_multi_edit(10),
-        sizes=(AGENT_LINES,),
-        concurrency=(1,),
-        count=lambda size: 40,
-        group="agent power",
+        **POWER,
     ),
     Scenario(
         "multi_edit_100",
         op_multi_edit,
         "PATCH str-replace with edits: 100 markers at once on a 100,000-line note",
         setup=setup_multi_edit(100),
-        sizes=(AGENT_LINES,),
-        concurrency=(1,),
-        count=lambda size: 40,
-        group="agent power",
+        **POWER,
     ),
     Scenario(
         "replace_all_10k",
         op_replace_all,
         "PATCH str-replace replace_all of the token on every 10th line (10,000 occurrences)",
         setup=setup_replace_all,
-        sizes=(AGENT_LINES,),
-        concurrency=(1,),
-        count=lambda size: 40,
-        group="agent power",
+        **POWER,
     ),
     Scenario(
         "dry_run_100k",
         op_dry_run,
         "PATCH str-replace dry_run of the unique marker on a 100,000-line note (diff, no write)",
         setup=setup_read,
-        sizes=(AGENT_LINES,),
-        concurrency=(1,),
-        count=lambda size: 40,
-        group="agent power",
+        **POWER,
     ),
     Scenario(
         "pathological_no_match",
@@ -202,20 +204,14 @@ register(
         'PATCH str-replace of "a\\na\\n"*50 on a 10 MB note of alternating "a"/"  a" lines '
         "-> 400 no_match",
         setup=setup_pathological,
-        sized=False,
-        concurrency=(1,),
-        count=lambda size: 10,
-        group="pathological 10 MB",
+        **PATHOLOGICAL,
     ),
     Scenario(
         "replace_all_10m",
         op_replace_all_10m,
         'PATCH str-replace replace_all of "a" <-> "b" on a 10 MB note holding 100,000 of them',
         setup=setup_replace_all_10m,
-        sized=False,
-        concurrency=(1,),
-        count=lambda size: 10,
-        group="pathological 10 MB",
+        **PATHOLOGICAL,
     ),
     Scenario(
         "replace_all_refused",
@@ -223,9 +219,6 @@ register(
         'PATCH str-replace replace_all of "a" on a note of 10,000,000 "a"s -> 400 '
         "field_limit_exceeded",
         setup=setup_replace_all_refused,
-        sized=False,
-        concurrency=(1,),
-        count=lambda size: 10,
-        group="pathological 10 MB",
+        **PATHOLOGICAL,
     ),
 )

@@ -111,6 +111,15 @@ def skip_warmup(call: Call) -> Outcome | None:
     return Outcome(True, 200) if call.warmup else None
 
 
+# An A/B row: 200 requests by one worker, the two variants interleaved.
+INTERLEAVED: dict[str, Any] = {
+    "sized": False,
+    "group": GROUP,
+    "concurrency": (1,),
+    "count": lambda size: 200,
+}
+
+
 def one_shot(
     name: str, op: Any, description: str, setup: Any, after: Any = None, count: int = 1
 ) -> Scenario:
@@ -429,11 +438,8 @@ def scenarios() -> list[Scenario]:
             "(target: ratio within noise)",
             setup=setup_create_capture,
             after=lambda bench, state, conc: drain_queue(bench),
-            sized=False,
-            group=GROUP,
-            concurrency=(1,),
-            count=lambda size: 200,
             report=lambda bench, state: _ab_report(state, "on", "off"),
+            **INTERLEAVED,
         ),
         Scenario(
             "changes_feed_10k",
@@ -455,11 +461,8 @@ def scenarios() -> list[Scenario]:
             "(target: ratio within noise)",
             setup=setup_webhooks,
             after=after_webhooks,
-            sized=False,
-            group=GROUP,
-            concurrency=(1,),
-            count=lambda size: 200,
             report=lambda bench, state: _ab_report(state, "hooks", "none"),
+            **INTERLEAVED,
         ),
         one_shot(
             "webhook_deliveries_1k",

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import McpError
 from content import queries, services
 from content.queries import ItemRef
 from mcp_bridge import calls
-from mcp_bridge.results import INTERNAL_ERROR, logger
+from mcp_bridge.results import internal_error
 from mcp_bridge.servers import TiddlyServer
 from prompts.models import Prompt
 from prompts.services import render_prompt
@@ -112,12 +112,7 @@ async def _guarded(fn: Any, *args: Any) -> Any:
     except TiddlyError as exc:
         raise _error(exc.body(), exc.rpc_message()) from None
     except Exception:
-        logger.exception("MCP prompts request failed")
-        raise McpError(
-            types.ErrorData(
-                code=types.INTERNAL_ERROR, message=INTERNAL_ERROR["message"], data=INTERNAL_ERROR
-            )
-        ) from None
+        raise internal_error("prompts") from None
 
 
 async def list_prompts(request: types.ListPromptsRequest) -> types.ListPromptsResult:

@@ -7,32 +7,35 @@ with which title and hints, is in each tool module's ``register``.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from content.models import Bookmark, Note
 from mcp_bridge import content_tools, instructions, prompt_capability, prompt_tools, resources
 from mcp_bridge.resources import ResourceKind
 from mcp_bridge.servers import TiddlyServer
 from prompts.models import Prompt
+from tiddly.scopes import Area
 
-content_server = TiddlyServer(
-    name="tiddly-content",
-    instructions=instructions.CONTENT,
-    source="mcp-content",
-    area="content",
-    types=content_tools.TYPES,
-    context_footer=content_tools.CONTEXT_FOOTER,
-)
-content_tools.register(content_server)
+
+def _server(area: Area, help_text: str, tools: ModuleType) -> TiddlyServer:
+    """A server named after its area (``tiddly-<area>``, history source ``mcp-<area>``) with the
+    tools its module registers."""
+    server = TiddlyServer(
+        name=f"tiddly-{area}",
+        instructions=help_text,
+        source=f"mcp-{area}",
+        area=area,
+        types=tools.TYPES,
+        context_footer=tools.CONTEXT_FOOTER,
+    )
+    tools.register(server)
+    return server
+
+
+content_server = _server("content", instructions.CONTENT, content_tools)
 resources.register(content_server, [ResourceKind(Bookmark), ResourceKind(Note)])
 
-prompt_server = TiddlyServer(
-    name="tiddly-prompts",
-    instructions=instructions.PROMPTS,
-    source="mcp-prompts",
-    area="prompts",
-    types=prompt_tools.TYPES,
-    context_footer=prompt_tools.CONTEXT_FOOTER,
-)
-prompt_tools.register(prompt_server)
+prompt_server = _server("prompts", instructions.PROMPTS, prompt_tools)
 prompt_capability.register(prompt_server)
 resources.register(prompt_server, [ResourceKind(Prompt, by_name=True)])
 

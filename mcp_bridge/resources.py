@@ -27,7 +27,7 @@ from content.models import Item
 from content.queries import resources
 from content.shapes import item_markdown
 from mcp_bridge import calls
-from mcp_bridge.results import INTERNAL_ERROR, logger
+from mcp_bridge.results import internal_error
 from mcp_bridge.servers import TiddlyServer
 from tiddly.errors import TiddlyError
 from tiddly.scopes import scopes_of
@@ -164,12 +164,7 @@ async def _guarded(fn: Any, *args: Any) -> Any:
     except McpError:
         raise
     except Exception:
-        logger.exception("MCP resources request failed")
-        raise McpError(
-            types.ErrorData(
-                code=types.INTERNAL_ERROR, message=INTERNAL_ERROR["message"], data=INTERNAL_ERROR
-            )
-        ) from None
+        raise internal_error("resources") from None
 
 
 def register(server: TiddlyServer, kinds: list[ResourceKind]) -> Resources:

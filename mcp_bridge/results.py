@@ -15,6 +15,7 @@ from typing import Any
 
 import pydantic_core
 from mcp import types
+from mcp.shared.exceptions import McpError
 from pydantic import PrivateAttr, ValidationError
 
 from tiddly.errors import TiddlyError, ValidationFailed
@@ -25,6 +26,17 @@ INTERNAL_ERROR = {
     "error": "server_error",
     "message": "Internal error; nothing was saved. Retry the call; if it keeps failing, report it.",
 }
+
+
+def internal_error(what: str) -> McpError:
+    """The JSON-RPC error for an unexpected failure of ``what`` (logged here, with the traceback
+    of the exception being handled): a generic message, nothing internal."""
+    logger.exception("MCP %s request failed", what)
+    return McpError(
+        types.ErrorData(
+            code=types.INTERNAL_ERROR, message=INTERNAL_ERROR["message"], data=INTERNAL_ERROR
+        )
+    )
 
 
 class JsonToolResult(types.CallToolResult):

@@ -35,6 +35,15 @@ def errors(*codes: int, scoped: bool = True) -> dict[int, Any]:
     }
 
 
+def downloads(*files: tuple[str, Any, str]) -> dict[tuple[int, str], Any]:
+    """The 200 responses of a file download, one per ``(media type, OpenAPI type,
+    description)``."""
+    return {
+        (200, media_type): OpenApiResponse(kind, description=description)
+        for media_type, kind, description in files
+    }
+
+
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     target_class = "tiddly.auth.BearerTokenAuthentication"
     name = "bearerAuth"

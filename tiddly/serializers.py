@@ -20,14 +20,13 @@ _S = TypeVar("_S", bound=type[serializers.Serializer])
 def rename_fields(**names: str) -> Callable[[_S], _S]:
     """Give declared fields a name DRF's own ``Serializer``/``Field`` attributes already use.
 
-        A field called ``fields``, ``context``, ``source`` or ``required`` cannot be declared under that
-        name: it would shadow (for the type checker) the serializer's attribute of the same name. Declare
-        it with a trailing underscore and rename it here; the order of the fields is kept::
+    A field called ``fields``, ``context``, ``source`` or ``required`` cannot be declared under that
+    name: it would shadow (for the type checker) the serializer's attribute of the same name. Declare
+    it with a trailing underscore and rename it here; the order of the fields is kept::
 
-            @rename_fields(fields_="fields")
-            @rename_fields(fields_="fields")
-    class ErrorOut(serializers.Serializer):
-                fields_ = serializers.DictField(required=False)
+        @rename_fields(fields_="fields")
+        class ErrorOut(serializers.Serializer):
+            fields_ = serializers.DictField(required=False)
     """
 
     def decorate(cls: _S) -> _S:
@@ -126,6 +125,11 @@ class JSONBooleanField(serializers.BooleanField):
         return data
 
 
+def off_unless(help_text: str) -> JSONBooleanField:
+    """An optional flag, false unless the request says ``true``."""
+    return JSONBooleanField(required=False, default=False, help_text=help_text)
+
+
 class QueryChoiceField(serializers.ChoiceField):
     """An enumerated query parameter whose empty value (``?sort_by=``) is a 400 naming it
     (SPEC §3.4), where DRF would quietly treat it as absent."""
@@ -160,6 +164,11 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
+def optional_list(child: serializers.Field, help_text: str, **kwargs: Any) -> serializers.ListField:
+    """An optional list: a repeatable query parameter, or a list an answer may carry."""
+    return serializers.ListField(child=child, required=False, help_text=help_text, **kwargs)
+
+
 @rename_fields(fields_="fields")
 class ErrorOut(serializers.Serializer):
     """The §3.4 error body every endpoint (and every MCP tool) answers with."""
@@ -179,18 +188,15 @@ class ErrorOut(serializers.Serializer):
     edit_index = serializers.IntegerField(
         required=False, help_text="The failing entry of `edits` (0-based)."
     )
-    edit_indexes = serializers.ListField(
-        child=serializers.IntegerField(),
-        required=False,
-        help_text="overlapping_edits: the two edits whose matches overlap (0-based).",
+    edit_indexes = optional_list(
+        serializers.IntegerField(),
+        "overlapping_edits: the two edits whose matches overlap (0-based).",
     )
-    lines = serializers.ListField(
-        child=serializers.IntegerField(),
-        required=False,
-        help_text="overlapping_edits: the start lines of the two overlapping matches.",
+    lines = optional_list(
+        serializers.IntegerField(),
+        "overlapping_edits: the start lines of the two overlapping matches.",
     )
-    filters = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text="tag_in_use: the saved filters ({id, name}) that use the tag.",
+    filters = optional_list(
+        serializers.DictField(),
+        "tag_in_use: the saved filters ({id, name}) that use the tag.",
     )

@@ -85,20 +85,16 @@ class _StrangersGet404(OwnedAdmin):
     the REST API — not Django's redirect to the list with a message."""
 
     def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
+        self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         _not_found(self, request, object_id)
-        return super().change_view(request, object_id, form_url, extra_context)
+        return super().change_view(request, object_id, *args, **kwargs)
 
     def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+        self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         _not_found(self, request, object_id)
-        return super().delete_view(request, object_id, extra_context)
+        return super().delete_view(request, object_id, *args, **kwargs)
 
 
 @admin.register(Webhook)

@@ -15,7 +15,7 @@ from content.history import changes as changelog
 from content.models.changes import ChangeAction
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, readable_areas, require_scopes
-from tiddly.serializers import StrictSerializer, validated
+from tiddly.serializers import StrictSerializer, optional_list, validated
 
 MAX_LIMIT = 500
 
@@ -27,10 +27,9 @@ class ChangesQuerySerializer(StrictSerializer):
         help_text="A `next_cursor` (or a change's `cursor`) from an earlier answer; omitted = "
         "from the oldest change kept.",
     )
-    type = serializers.ListField(
-        child=serializers.ChoiceField(choices=item_types.type_names()),
-        required=False,
-        help_text="Repeatable: only these types (default: every type you may read).",
+    type = optional_list(
+        serializers.ChoiceField(choices=item_types.type_names()),
+        "Repeatable: only these types (default: every type you may read).",
     )
     limit = serializers.IntegerField(
         required=False, default=100, min_value=1, max_value=MAX_LIMIT, help_text="1 to 500."

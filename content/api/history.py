@@ -22,7 +22,7 @@ from content.api.common import actor_for, owner_of, paginated, precondition
 from content.models import HistoryAction, Item
 from content.queries import ItemRef
 from tiddly.schema import errors
-from tiddly.serializers import rename_fields, validated
+from tiddly.serializers import optional_list, rename_fields, validated
 
 VERSION_PATH = r"history/(?P<version>[0-9]+)"
 
@@ -36,15 +36,13 @@ VERSION = OpenApiParameter(
 
 @rename_fields(source_="source")
 class HistoryQuerySerializer(serializers.Serializer):
-    action = serializers.ListField(
-        child=serializers.ChoiceField(choices=HistoryAction.values),
-        required=False,
-        help_text="Only these actions (repeatable).",
+    action = optional_list(
+        serializers.ChoiceField(choices=HistoryAction.values),
+        "Only these actions (repeatable).",
     )
-    source_ = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="Only these sources, e.g. api, admin, mcp-content (repeatable).",
+    source_ = optional_list(
+        serializers.CharField(),
+        "Only these sources, e.g. api, admin, mcp-content (repeatable).",
     )
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=100)
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**9)

@@ -38,9 +38,9 @@ from content.api.common import actor_for, owner_of
 from content.errors import FieldLimitExceeded
 from content.models import ItemState
 from content.portability import exporter, importer, streaming
-from tiddly.schema import errors
+from tiddly.schema import downloads, errors
 from tiddly.scopes import ANY_AREA, readable_areas, require_scope, scope_for
-from tiddly.serializers import ErrorOut
+from tiddly.serializers import ErrorOut, optional_list
 
 # Room for the multipart envelope around the file when checking Content-Length up front.
 MULTIPART_OVERHEAD = 64 * 1024
@@ -72,15 +72,13 @@ class ExportQuerySerializer(serializers.Serializer):
         "as the HTML file browsers import. markdown: a zip of notes and prompts as .md files "
         "with YAML front matter.",
     )
-    type = serializers.ListField(
-        child=serializers.ChoiceField(choices=TYPES),
-        required=False,
-        help_text="Repeatable; default every type the format holds that the caller may read.",
+    type = optional_list(
+        serializers.ChoiceField(choices=TYPES),
+        "Repeatable; default every type the format holds that the caller may read.",
     )
-    view = serializers.ListField(
-        child=serializers.ChoiceField(choices=ItemState.values),
-        required=False,
-        help_text="Repeatable; default active and archived (everything but the trash).",
+    view = optional_list(
+        serializers.ChoiceField(choices=ItemState.values),
+        "Repeatable; default active and archived (everything but the trash).",
     )
 
 
@@ -173,14 +171,14 @@ class ExportView(APIView):
         "is a zip of notes and prompts.",
         parameters=[ExportQuerySerializer],
         responses={
-            (200, "application/json"): OpenApiResponse(
-                OpenApiTypes.OBJECT, description="Tiddly JSON export (format=json)."
-            ),
-            (200, "text/html"): OpenApiResponse(
-                OpenApiTypes.STR, description="Netscape bookmark file (format=netscape)."
-            ),
-            (200, "application/zip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="Zip of Markdown files (format=markdown)."
+            **downloads(
+                ("application/json", OpenApiTypes.OBJECT, "Tiddly JSON export (format=json)."),
+                ("text/html", OpenApiTypes.STR, "Netscape bookmark file (format=netscape)."),
+                (
+                    "application/zip",
+                    OpenApiTypes.BINARY,
+                    "Zip of Markdown files (format=markdown).",
+                ),
             ),
             **errors(400, 403),
         },

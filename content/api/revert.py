@@ -13,7 +13,12 @@ from content.api.common import actor_for, owner_of
 from content.services import revert
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, writable_areas
-from tiddly.serializers import JSONBooleanField, StrictSerializer, StringField, validated
+from tiddly.serializers import (
+    StrictSerializer,
+    StringField,
+    off_unless,
+    validated,
+)
 
 
 class RevertSerializer(StrictSerializer):
@@ -23,17 +28,13 @@ class RevertSerializer(StrictSerializer):
     since = serializers.DateTimeField(
         help_text="ISO 8601: undo the token's changes made at or after this time."
     )
-    force = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="Also revert items someone else changed after the token (their changes are "
-        "lost) instead of reporting them as conflicts.",
+    force = off_unless(
+        "Also revert items someone else changed after the token (their changes are "
+        "lost) instead of reporting them as conflicts."
     )
-    dry_run = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="Write nothing; answer how many items the whole revert would revert, trash "
-        "and leave as conflicts.",
+    dry_run = off_unless(
+        "Write nothing; answer how many items the whole revert would revert, trash "
+        "and leave as conflicts."
     )
 
 

@@ -20,6 +20,7 @@ from tiddly.serializers import (
     QueryChoiceField,
     StrictSerializer,
     StringField,
+    off_unless,
     optional_text,
     rename_fields,
     text,
@@ -77,11 +78,9 @@ class BookmarkCreateSerializer(ItemWriteSerializer):
 
 
 class CaptureRequestSerializer(StrictSerializer):
-    replace_content = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="true: replace the current content with the page's text (unless it is "
-        "edited after this request). Default: fill content only when it is empty.",
+    replace_content = off_unless(
+        "true: replace the current content with the page's text (unless it is "
+        "edited after this request). Default: fill content only when it is empty."
     )
 
 
@@ -137,11 +136,9 @@ class StrReplaceSerializer(StrictSerializer):
         allow_blank=True,
         help_text="Replacement text; empty deletes old_str. Required with old_str.",
     )
-    replace_all = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="Replace every non-overlapping match (at the first matching level) instead of "
-        "failing with multiple_matches; the answer adds `replacements`.",
+    replace_all = off_unless(
+        "Replace every non-overlapping match (at the first matching level) instead of "
+        "failing with multiple_matches; the answer adds `replacements`."
     )
     edits = serializers.ListField(
         child=EditSerializer(),
@@ -152,10 +149,8 @@ class StrReplaceSerializer(StrictSerializer):
         "matched against the original content, matches must not overlap, all-or-nothing, one "
         "history version.",
     )
-    dry_run = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="Make every check and write nothing; the answer carries the unified `diff`.",
+    dry_run = off_unless(
+        "Make every check and write nothing; the answer carries the unified `diff`."
     )
     expected_updated_at = serializers.DateTimeField(required=False)
 

@@ -19,14 +19,12 @@ from content.models import Share
 from content.queries import ItemRef
 from content.services import sharing as services
 from tiddly.schema import errors
-from tiddly.serializers import JSONBooleanField, StrictSerializer, validated
+from tiddly.serializers import StrictSerializer, off_unless, validated
 
 
 class ShareRequestSerializer(StrictSerializer):
-    rotate = JSONBooleanField(
-        required=False,
-        default=False,
-        help_text="true: replace the token with a new one; the old URL stops working at once.",
+    rotate = off_unless(
+        "true: replace the token with a new one; the old URL stops working at once."
     )
 
 

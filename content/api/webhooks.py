@@ -17,22 +17,20 @@ from content.models.webhooks import DeliveryStatus
 from content.services import webhooks
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA
-from tiddly.serializers import JSONBooleanField, StrictSerializer, validated
+from tiddly.serializers import JSONBooleanField, StrictSerializer, optional_list, validated
 
 
 class WebhookCreateSerializer(StrictSerializer):
     url = serializers.URLField(max_length=2048, help_text="http(s) URL that receives the POSTs.")
-    events = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
+    events = optional_list(
+        serializers.CharField(),
+        f"Actions to send ({', '.join(ChangeAction.values)}); empty = all.",
         default=list,
-        help_text=f"Actions to send ({', '.join(ChangeAction.values)}); empty = all.",
     )
-    types = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
+    types = optional_list(
+        serializers.CharField(),
+        f"Item types ({', '.join(item_types.type_names())}); empty = all.",
         default=list,
-        help_text=f"Item types ({', '.join(item_types.type_names())}); empty = all.",
     )
 
 

@@ -11,7 +11,7 @@ difflib groups them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from diff_match_patch import diff_match_patch
@@ -123,30 +123,26 @@ def _changed_region(old: str, new: str) -> list[tuple[int, int, str]]:
 
 
 def _shared_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, compared in doubling chunks then halved (C-speed)."""
-    limit, done, step = min(len(a), len(b)), 0, 256
-    while step:
-        stop = min(done + step, limit)
-        if done < limit and a[done:stop] == b[done:stop]:
-            done, step = stop, step * 2
-        else:
-            step //= 2
-        if done == limit:
-            break
-    return done
+    """Length of the common prefix."""
+    return _shared_run(min(len(a), len(b)), lambda i, j: a[i:j] == b[i:j])
 
 
 def _shared_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the common suffix, at most ``limit``; as ``_shared_prefix``, from the end."""
-    done, step, len_a, len_b = 0, 256, len(a), len(b)
-    while step:
+    """Length of the common suffix, at most ``limit``."""
+    len_a, len_b = len(a), len(b)
+    return _shared_run(limit, lambda i, j: a[len_a - j : len_a - i] == b[len_b - j : len_b - i])
+
+
+def _shared_run(limit: int, same: Callable[[int, int], bool]) -> int:
+    """Length (at most ``limit``) of a run two strings share, where ``same(i, j)`` compares
+    its characters ``i`` to ``j``: compared in doubling chunks then halved (C-speed)."""
+    done, step = 0, 256
+    while step and done < limit:
         stop = min(done + step, limit)
-        if done < limit and a[len_a - stop : len_a - done] == b[len_b - stop : len_b - done]:
+        if same(done, stop):
             done, step = stop, step * 2
         else:
             step //= 2
-        if done == limit:
-            break
     return done
 
 

@@ -8,6 +8,7 @@ of the text (``Document``) built once per request, in C.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import compress, repeat
@@ -63,14 +64,20 @@ def _located(total: int, limit: int | None, cap: int | None) -> int:
 def exact_matches(text: str, old_str: str, limit: int | None, *, cap: int | None = None) -> Found:
     """Level 1: ``str.count`` gives the total; only the first ``limit`` matches are located."""
     total = text.count(old_str)
-    spans: list[_Span] = []
-    line, previous, start = 1, 0, -len(old_str)
-    for _ in range(_located(total, limit, cap)):
-        start = text.find(old_str, start + len(old_str))
-        line += text.count("\n", previous, start)
+    width = len(old_str)
+    found = _walk(text, old_str, _located(total, limit, cap))
+    return Found([_Span(start, start + width, index + 1) for start, index in found], total)
+
+
+def _walk(haystack: str, needle: str, count: int) -> Iterator[tuple[int, int]]:
+    """The first ``count`` (of at least that many) matches of ``needle``: each one's start and
+    0-based line index, newlines counted only between one match and the next."""
+    index, previous, start = 0, 0, -len(needle)
+    for _ in range(count):
+        start = haystack.find(needle, start + len(needle))
+        index += haystack.count("\n", previous, start)
         previous = start
-        spans.append(_Span(start, start + len(old_str), line))
-    return Found(spans, total)
+        yield start, index
 
 
 class Document:
@@ -161,11 +168,7 @@ def whitespace_normalized_matches(
         return _NOTHING  # normalization removed nothing: this is the exact search that failed
     total = haystack.count(needle)
     spans: list[_Span] = []
-    index, previous, start = 0, 0, -len(needle)
-    for _ in range(_located(total, limit, cap)):
-        start = haystack.find(needle, start + len(needle))
-        index += haystack.count("\n", previous, start)
-        previous = start
+    for start, index in _walk(haystack, needle, _located(total, limit, cap)):
         column = start - haystack.rfind("\n", 0, start) - 1
         stop = start + len(needle)
         at_line_end = stop == len(haystack) or haystack[stop] == "\n"

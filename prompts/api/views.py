@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -23,7 +23,7 @@ from prompts import skills
 from prompts.api import serializers as s
 from prompts.models import Prompt
 from prompts.services import render_prompt
-from tiddly.schema import errors
+from tiddly.schema import downloads, errors
 from tiddly.serializers import validated
 
 NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="The prompt's name.")
@@ -118,11 +118,9 @@ class PromptViewSet(ItemViewSet):
         "its arguments. Unknown client → 400.",
         parameters=[SkillsQuery],
         responses={
-            (200, "application/gzip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="claude-code, codex: tar.gz"
-            ),
-            (200, "application/zip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="claude-desktop: zip"
+            **downloads(
+                ("application/gzip", OpenApiTypes.BINARY, "claude-code, codex: tar.gz"),
+                ("application/zip", OpenApiTypes.BINARY, "claude-desktop: zip"),
             ),
             **errors(400),
         },
