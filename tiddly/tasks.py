@@ -3,8 +3,8 @@
 - A task is a function decorated with django-tasks' ``@task()`` in the service module of its
   subject (``content/services/capture.py``, …). It may run twice (a worker can die after the
   work and before the row says so), so it is idempotent and re-reads its row under a lock.
-- ``enqueue_on_commit`` queues it when the write's transaction commits: a rolled-back write
-  queues nothing, and a worker never looks for a row that is not committed yet.
+- ``enqueue`` queues it in the write's transaction (the queue is a table of the same database):
+  the task commits with the write or not at all, and no worker sees it before the commit.
 - Workers: ``work()`` is the loop — the library's worker in batch mode (claims one ready task at
   a time with ``SELECT … FOR UPDATE SKIP LOCKED`` on PostgreSQL, an exclusive transaction on
   SQLite, so every task runs once however many workers run) plus the re-queueing of tasks whose
@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connections, transaction
+from django.db import close_old_connections, connections
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks.base import Task
@@ -41,15 +41,13 @@ BACKEND = "default"
 QUEUE = "default"
 
 
-def enqueue_on_commit(task: Task[Any, Any], *args: Any, delay: float = 0, **kwargs: Any) -> None:
-    """Queue ``task(*args, **kwargs)`` once the current transaction commits (at once outside
-    one), to run no sooner than ``delay`` seconds from then."""
-
-    def enqueue() -> None:
-        chosen = task.using(run_after=timezone.now() + timedelta(seconds=delay)) if delay else task
-        chosen.enqueue(*args, **kwargs)
-
-    transaction.on_commit(enqueue)
+def enqueue(task: Task[Any, Any], *args: Any, delay: float = 0, **kwargs: Any) -> None:
+    """Queue ``task(*args, **kwargs)`` to run no sooner than ``delay`` seconds from now, in the
+    current transaction (at once outside one): its queue row commits with the write that asked
+    for it, so a rolled-back write queues nothing, a committed one cannot lose its task to a
+    crash just after the commit, and no worker sees the row before the commit."""
+    chosen = task.using(run_after=timezone.now() + timedelta(seconds=delay)) if delay else task
+    chosen.enqueue(*args, **kwargs)
 
 
 def requeue_interrupted(lease_seconds: float | None = None) -> int:
@@ -243,7 +241,7 @@ def _run_pending_on_commit() -> None:
 __all__ = [
     "EmbeddedWorker",
     "embedded_worker",
-    "enqueue_on_commit",
+    "enqueue",
     "prune_finished",
     "queue_periodic",
     "register_periodic",

@@ -1,7 +1,7 @@
 """Page capture (SPEC §15): fill a bookmark from its page, in the background or from `page_html`.
 
-`request_capture` marks the bookmark's capture `pending` and enqueues `capture_page` when the
-transaction commits. The task makes one attempt through `tiddly.outbound`; a transient failure
+`request_capture` marks the bookmark's capture `pending` and enqueues `capture_page` in the same
+transaction. The task makes one attempt through `tiddly.outbound`; a transient failure
 (timeout, connection error, 429, 5xx) enqueues the next attempt after about 2 s and 10 s, three
 attempts in all. It is idempotent: each request has a token, and a task whose token is no longer
 the capture's (a newer request) or whose capture is no longer pending does nothing.
@@ -30,7 +30,7 @@ from content.services import items as services
 from content.text import page as pages
 from tiddly import outbound
 from tiddly.errors import ValidationFailed
-from tiddly.tasks import enqueue_on_commit
+from tiddly.tasks import enqueue
 
 MAX_ATTEMPTS = 3
 RETRY_DELAYS = (2.0, 10.0)  # before the 2nd and the 3rd attempt
@@ -49,33 +49,39 @@ def _fingerprint(value: str | None) -> str | None:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _reset(bookmark: Bookmark, *, replace_content: bool) -> PageCapture:
-    """Start a new capture request for the bookmark (its row lock is held or it was just made)."""
-    capture, _ = PageCapture.objects.update_or_create(
-        bookmark=bookmark,
-        defaults={
-            "status": CaptureStatus.PENDING,
-            "requested_at": timezone.now(),
-            "finished_at": None,
-            "attempts": 0,
-            "http_status": None,
-            "content_type": "",
-            "final_url": "",
-            "error": "",
-            "replace_content": replace_content,
-            "base": {f: _fingerprint(getattr(bookmark, f)) for f in _FIELDS},
-            "token": uuid.uuid4(),
-        },
-    )
+def _reset(bookmark: Bookmark, *, replace_content: bool, fresh: bool = False) -> PageCapture:
+    """Start a new capture request for the bookmark (its row lock is held or it was just made:
+    ``fresh``, it has no capture row yet)."""
+    fields = {
+        "status": CaptureStatus.PENDING,
+        "requested_at": timezone.now(),
+        "finished_at": None,
+        "attempts": 0,
+        "http_status": None,
+        "content_type": "",
+        "final_url": "",
+        "error": "",
+        "replace_content": replace_content,
+        "base": {f: _fingerprint(getattr(bookmark, f)) for f in _FIELDS},
+        "token": uuid.uuid4(),
+    }
+    if fresh:
+        capture = PageCapture(bookmark=bookmark, **fields)
+        capture.save(force_insert=True)
+    else:
+        capture, _ = PageCapture.objects.update_or_create(bookmark=bookmark, defaults=fields)
     bookmark.capture = capture
     return capture
 
 
-def request_capture(*, bookmark: Bookmark, replace_content: bool = False) -> PageCapture:
-    """Mark the capture pending and fetch the page in the background after the commit."""
+def request_capture(
+    *, bookmark: Bookmark, replace_content: bool = False, fresh: bool = False
+) -> PageCapture:
+    """Mark the capture pending and queue the fetch of the page, in one transaction (``fresh``:
+    the bookmark was made in the caller's transaction and has no capture yet)."""
     with transaction.atomic():
-        capture = _reset(bookmark, replace_content=replace_content)
-        enqueue_on_commit(capture_page, str(bookmark.pk), str(capture.token))
+        capture = _reset(bookmark, replace_content=replace_content, fresh=fresh)
+        enqueue(capture_page, str(bookmark.pk), str(capture.token))
     return capture
 
 
@@ -96,7 +102,7 @@ def request_captures(*, bookmarks: list[Bookmark]) -> None:
     ]
     PageCapture.objects.bulk_create(rows, batch_size=1000)
     for row in rows:
-        enqueue_on_commit(capture_page, str(row.pk), str(row.token))
+        enqueue(capture_page, str(row.pk), str(row.token))
 
 
 def check_page_html(page_html: str) -> None:
@@ -197,7 +203,7 @@ def _failed(capture: PageCapture, reason: str, *, transient: bool) -> None:
                 content_type=capture.content_type,
                 final_url=capture.final_url,
             )
-            enqueue_on_commit(capture_page, str(capture.pk), str(capture.token), delay=delay)
+            enqueue(capture_page, str(capture.pk), str(capture.token), delay=delay)
         return
     _finish_locked(capture, CaptureStatus.FAILED, error=reason)
 
@@ -270,7 +276,7 @@ def after_create(
     if page_html is not None:
         capture_from_html(bookmark=bookmark, page_html=page_html)
     elif capture is not False and not bookmark.content:
-        request_capture(bookmark=bookmark)
+        request_capture(bookmark=bookmark, fresh=True)
 
 
 def create_bookmark(

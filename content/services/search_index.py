@@ -26,7 +26,7 @@ from content.history import search_marks
 from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
-from tiddly.tasks import enqueue_on_commit
+from tiddly.tasks import enqueue
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def index_task() -> None:
 
 def schedule(delay: float = 0) -> None:
     """Queue the indexing task (on commit; at once outside a transaction)."""
-    enqueue_on_commit(index_task, delay=delay)
+    enqueue(index_task, delay=delay)
 
 
 search_marks.on_marked(schedule)

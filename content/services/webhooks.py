@@ -1,9 +1,11 @@
 """Webhooks (SPEC §17.2): managing them, fanning changes out, delivering signed events.
 
-A change recorded inside a write's transaction becomes one ``WebhookDelivery`` row per matching
-active webhook, in that same transaction (so a rolled-back write sends nothing); the attempts run
-after commit, outside any request (``deliver``), at least once: a delivery that has not been seen
-through to an answer stays pending and is tried again. Every attempt of one delivery carries the
+A change recorded inside a write's transaction queues, in that same transaction, one fan-out task
+when its owner has an active webhook (so a rolled-back write sends nothing, and a committed one
+cannot lose its events). Everything else happens in the task, outside any request: one
+``WebhookDelivery`` row per change and matching active webhook, then the attempts (``deliver``),
+at least once: a delivery that has not been seen through to an answer stays pending and is tried
+again. Every attempt of one delivery carries the
 same ``webhook-id`` and body, signed afresh with its own timestamp.
 """
 
@@ -29,7 +31,7 @@ from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 from content.shapes import metadata_item_data
 from tiddly import outbound, standard_webhooks
 from tiddly.errors import NotFound, ValidationFailed
-from tiddly.tasks import enqueue_on_commit
+from tiddly.tasks import enqueue
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_DELIVERIES_PER_TASK = 10
@@ -139,24 +141,35 @@ def send_ping(*, owner: Any, webhook_id: Any) -> WebhookDelivery:
 
 @receiver(changelog.changes_recorded)
 def fan_out(sender: Any, changes: Sequence[Change], **kwargs: Any) -> None:
-    """Queue one delivery per change and matching active webhook (inside the write's
-    transaction: a write that rolls back sends nothing)."""
+    """Queue the changes' fan-out if their owner has an active webhook (inside the write's
+    transaction; the request pays one query and, with webhooks, one queue row)."""
+    owners = {change.owner_id for change in changes}
+    if Webhook.objects.filter(owner_id__in=owners, active=True).exists():
+        enqueue(fan_out_task, [change.pk for change in changes])
+
+
+@task()
+def fan_out_task(change_ids: list[int]) -> None:
+    """Make the changes' deliveries (one per change and matching active webhook), attempt the
+    first ``deliveries_per_task()`` and queue the rest. Idempotent: run again, it makes no
+    delivery twice (one per webhook and change) and takes up those still pending."""
+    changes = list(Change.objects.filter(pk__in=change_ids).order_by("pk"))
     owners = {change.owner_id for change in changes}
     hooks = list(Webhook.objects.filter(owner_id__in=owners, active=True))
-    if not hooks:
-        return
     rows = [
-        WebhookDelivery(
-            webhook=hook,
-            change=change,
-            event=f"item.{change.action}",
-        )
+        WebhookDelivery(webhook=hook, change=change, event=f"item.{change.action}")
         for change in changes
         for hook in hooks
         if hook.owner_id == change.owner_id and hook.wants(change)
     ]
-    WebhookDelivery.objects.bulk_create(rows)
-    _schedule([row.pk for row in rows])
+    WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
+    pending = WebhookDelivery.objects.filter(
+        change_id__in=change_ids, status=DeliveryStatus.PENDING
+    )
+    ids = [str(pk) for pk in pending.order_by("created_at", "id").values_list("pk", flat=True)]
+    size = deliveries_per_task()
+    _schedule(ids[size:])
+    deliver_many_task.call(ids[:size])
 
 
 def deliveries_per_task() -> int:
@@ -168,13 +181,11 @@ def deliveries_per_task() -> int:
 
 
 def _schedule(delivery_ids: list[Any], delay: float = 0) -> None:
-    """Queue the attempts when the transaction commits (never inside a request): one task per
-    ``deliveries_per_task()`` deliveries, so a write that fans out to several webhooks adds one
-    queue row to its request, not one per webhook."""
+    """Queue the attempts: one task per ``deliveries_per_task()`` deliveries."""
     ids = [str(delivery_id) for delivery_id in delivery_ids]
     size = deliveries_per_task()
     for start in range(0, len(ids), size):
-        enqueue_on_commit(deliver_many_task, ids[start : start + size], delay=delay)
+        enqueue(deliver_many_task, ids[start : start + size], delay=delay)
 
 
 @task()

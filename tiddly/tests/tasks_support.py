@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django_tasks import task
 
-from tiddly.tasks import enqueue_on_commit
+from tiddly.tasks import enqueue
 
 
 @task()
@@ -23,7 +23,7 @@ def chain(path: str, left: int) -> None:
     """Record, then queue the next link until ``left`` is 0."""
     record.call(path, f"link {left}")
     if left:
-        enqueue_on_commit(chain, path, left - 1)
+        enqueue(chain, path, left - 1)
 
 
 @task()

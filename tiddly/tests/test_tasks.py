@@ -19,7 +19,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from tiddly.tasks import enqueue_on_commit, requeue_interrupted, run_ready
+from tiddly.tasks import enqueue, requeue_interrupted, run_ready
 from tiddly.tests.tasks_support import chain, hang_once, record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +41,12 @@ def test_a_task_queued_in_a_rolled_back_transaction_never_runs(
 
     def failing_write() -> None:
         with transaction.atomic():
-            enqueue_on_commit(record, str(out), "rolled back")
+            enqueue(record, str(out), "rolled back")
             raise RuntimeError("the write failed")
 
     with pytest.raises(RuntimeError):
         failing_write()
-    enqueue_on_commit(record, str(out), "committed")
+    enqueue(record, str(out), "committed")
 
     assert run_tasks() == 1
     assert lines(out) == ["committed"]
@@ -56,7 +56,7 @@ def test_a_task_queued_in_a_rolled_back_transaction_never_runs(
 @pytest.mark.django_db
 def test_a_task_runs_once_and_what_it_queues_runs_too(tmp_path: Path, run_tasks: Any) -> None:
     out = tmp_path / "runs"
-    enqueue_on_commit(chain, str(out), 2)
+    enqueue(chain, str(out), 2)
 
     assert run_tasks() == 3
     assert run_tasks() == 0
@@ -66,7 +66,7 @@ def test_a_task_runs_once_and_what_it_queues_runs_too(tmp_path: Path, run_tasks:
 @pytest.mark.django_db
 def test_a_delayed_task_waits_until_it_is_due(tmp_path: Path, run_tasks: Any) -> None:
     out = tmp_path / "runs"
-    enqueue_on_commit(record, str(out), "later", delay=60)
+    enqueue(record, str(out), "later", delay=60)
 
     assert run_tasks() == 0
     assert lines(out) == []
