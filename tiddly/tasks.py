@@ -12,7 +12,8 @@
   lifespan) unless ``TIDDLY_EMBEDDED_WORKER=0``; ``python manage.py worker`` runs more.
 - Periodic work (retention pruning) is a task registered with ``register_periodic``: each worker
   loop queues it when it starts and then at most once per its interval setting, unless one is
-  already waiting in the queue.
+  already waiting in the queue. A poller (``register_poller``: the webhooks' dispatch from the
+  change feed) is called on every loop, about once a second.
 - Tests run due tasks in-process through the real backend with ``run_tasks()``.
 """
 
@@ -22,6 +23,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -119,6 +121,25 @@ def prune_finished(*, now: Any = None) -> int:
     return deleted
 
 
+_pollers: list[Callable[[], Any]] = []
+
+
+def register_poller(poller: Callable[[], Any]) -> None:
+    """Have every worker loop call ``poller()`` before it runs what is ready (cheap when there
+    is nothing to do: it runs about once a second in every worker); it may queue tasks."""
+    if poller not in _pollers:
+        _pollers.append(poller)
+
+
+def poll() -> None:
+    """Call every poller; one that fails is logged and does not keep the others from running."""
+    for poller in _pollers:
+        try:
+            poller()
+        except Exception:
+            logger.exception("Task poller %s failed", getattr(poller, "__qualname__", poller))
+
+
 def register_periodic(task: Task[[], Any], *, interval_setting: str) -> None:
     """Have every worker queue ``task()`` at its start and then once per the setting's seconds."""
     if all(p.task.module_path != task.module_path for p in _periodic):
@@ -155,6 +176,7 @@ def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 3
                 requeue_interrupted()
                 next_check = now + check_every
             queue_periodic(next_due)
+            poll()
             run_ready()
         except Exception:  # a broken database connection must not end the worker
             logger.exception("Task worker loop failed; retrying")
@@ -203,6 +225,7 @@ def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 1
     ran = 0
     for _ in range(max_rounds):
         _run_pending_on_commit()
+        poll()
         if due_within:
             _bring_forward(due_within)
         before = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count()

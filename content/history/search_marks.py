@@ -1,9 +1,9 @@
 """Marking items for the meaning index (SPEC §16), where every recorded change passes.
 
 ``record_version``/``record_created_versions`` call ``mark`` in the write's transaction: an
-upserted ``SearchDirty`` row, and on commit the listeners run (``content.services.search_index``
-registers the one that enqueues its indexing task — this layer sits below services, so it is told
-rather than importing it). A permanent delete erases the item's vectors with it.
+upserted ``SearchDirty`` row, then the listeners run, in that transaction too
+(``content.services.search_index`` registers the one that enqueues its indexing task, which so
+commits with the write — this layer sits below services, so it is told rather than importing it). A permanent delete erases the item's vectors with it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -22,7 +21,8 @@ _listeners: list[Callable[[], None]] = []
 
 
 def on_marked(listener: Callable[[], None]) -> None:
-    """Run ``listener`` after each transaction that marked items commits (registered once)."""
+    """Run ``listener`` each time items are marked, in the marking transaction (registered
+    once)."""
     if listener not in _listeners:
         _listeners.append(listener)
 
@@ -47,7 +47,7 @@ def mark_dirty(*, owner_id: Any, item_type: str, item_ids: Iterable[Any]) -> Non
         update_fields=["marked_at"],
         batch_size=500,
     )
-    transaction.on_commit(_notify)
+    _notify()
 
 
 def mark(items: Sequence[Item]) -> None:

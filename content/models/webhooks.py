@@ -25,6 +25,10 @@ class Webhook(models.Model):
     failure_count = models.PositiveIntegerField(default=0)
     disabled_reason = models.TextField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The change-feed position (SPEC §17.1) through which this webhook's deliveries are made:
+    # set to the feed's end when it is created or re-enabled, moved on by each dispatch.
+    fed_xid = models.BigIntegerField(default=0, editable=False)
+    fed_change_id = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["created_at"]

@@ -1,7 +1,7 @@
 """Keeping the meaning index current (SPEC §16): writes mark items dirty, one task indexes them.
 
-A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row in its own transaction and, on commit, enqueues
-``index_pending`` — it never waits for (or fails because of) the provider. The task indexes every
+A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row and enqueues
+``index_pending``, both in its own transaction — it never waits for (or fails because of) the provider. The task indexes every
 dirty item in batches: it cuts the item into chunks, embeds them, replaces all of the item's old
 vectors and removes the dirty row (unless the item was marked again meanwhile). A provider that
 is down leaves the rows dirty and the task re-enqueues itself with a delay. An item that no
@@ -44,7 +44,7 @@ def index_task() -> None:
 
 
 def schedule(delay: float = 0) -> None:
-    """Queue the indexing task (on commit; at once outside a transaction)."""
+    """Queue the indexing task (in the current transaction; at once outside one)."""
     enqueue(index_task, delay=delay)
 
 

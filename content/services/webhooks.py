@@ -1,10 +1,12 @@
 """Webhooks (SPEC §17.2): managing them, fanning changes out, delivering signed events.
 
-A change recorded inside a write's transaction queues, in that same transaction, one fan-out task
-when its owner has an active webhook (so a rolled-back write sends nothing, and a committed one
-cannot lose its events). Everything else happens in the task, outside any request: one
-``WebhookDelivery`` row per change and matching active webhook, then the attempts (``deliver``),
-at least once: a delivery that has not been seen through to an answer stays pending and is tried
+Webhooks follow the change feed (SPEC §17.1), the log every write already appends to in its own
+transaction: a write does nothing more for them. Each task worker ``dispatch``es once per loop:
+each active webhook's settled changes after its feed position become one ``WebhookDelivery`` row
+each (if the webhook wants the change) and their attempts are queued, in the transaction that
+moves the position on. So a rolled-back write sends nothing, a committed one is never skipped nor
+sent twice (the feed's guarantee), and a crash loses nothing. The attempts (``deliver``) are at
+least once: a delivery that has not been seen through to an answer stays pending and is tried
 again. Every attempt of one delivery carries the
 same ``webhook-id`` and body, signed afresh with its own timestamp.
 """
@@ -12,6 +14,7 @@ same ``webhook-id`` and body, signed afresh with its own timestamp.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -20,24 +23,26 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.dispatch import receiver
 from django.utils import timezone
 from django_tasks import task
 
 from content import item_types
+from content.errors import CursorExpired
 from content.history import changes as changelog
 from content.models.changes import Change, ChangeAction
 from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 from content.shapes import metadata_item_data
 from tiddly import outbound, standard_webhooks
 from tiddly.errors import NotFound, ValidationFailed
-from tiddly.tasks import enqueue
+from tiddly.tasks import enqueue, register_poller
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_DELIVERIES_PER_TASK = 10
 DISABLE_AFTER_FAILURES = 10
 MAX_RESPONSE_BYTES = 64 * 1024
 PING = "ping"
+
+logger = logging.getLogger(__name__)
 
 
 # --- managing -------------------------------------------------------------------------------------
@@ -94,10 +99,13 @@ def create_webhook(
 ) -> Webhook:
     _check_lists(events, types)
     _check_url(url)
+    start = feed_end()
     return Webhook.objects.create(
         owner=owner,
         url=url,
         secret=standard_webhooks.new_secret(),
+        fed_xid=start.xid,
+        fed_change_id=start.id,
         events=list(dict.fromkeys(events)),
         types=list(dict.fromkeys(types)),
     )
@@ -117,6 +125,8 @@ def update_webhook(*, owner: Any, webhook_id: Any, data: dict[str, Any]) -> Webh
         if field in data:
             setattr(webhook, field, list(dict.fromkeys(data[field])))
     if data.get("active") is True:
+        if not webhook.active:  # what changed while it was off is not sent
+            webhook.fed_xid, webhook.fed_change_id = feed_end()
         webhook.active, webhook.failure_count, webhook.disabled_reason = True, 0, None
     elif data.get("active") is False:
         webhook.active = False
@@ -136,40 +146,75 @@ def send_ping(*, owner: Any, webhook_id: Any) -> WebhookDelivery:
     return delivery
 
 
-# --- fan-out --------------------------------------------------------------------------------------
+# --- dispatch: from the change feed to deliveries ---------------------------------------------------
+
+DISPATCH_PAGE = 500
+DISPATCH_PAGES = 10
 
 
-@receiver(changelog.changes_recorded)
-def fan_out(sender: Any, changes: Sequence[Change], **kwargs: Any) -> None:
-    """Queue the changes' fan-out if their owner has an active webhook (inside the write's
-    transaction; the request pays one query and, with webhooks, one queue row)."""
-    owners = {change.owner_id for change in changes}
-    if Webhook.objects.filter(owner_id__in=owners, active=True).exists():
-        enqueue(fan_out_task, [change.pk for change in changes])
+def feed_end() -> changelog.Position:
+    """Where a webhook created or re-enabled now starts: after every change settled so far, and
+    after those of the current transaction (which settle with it)."""
+    state = changelog.settled()
+    if state.own_xid is None:
+        return state.through
+    own = Change.objects.filter(xid=state.own_xid).order_by("-id").values_list("xid", "id")
+    newest = own.first()
+    return max(state.through, changelog.Position(*newest)) if newest else state.through
 
 
-@task()
-def fan_out_task(change_ids: list[int]) -> None:
-    """Make the changes' deliveries (one per change and matching active webhook), attempt the
-    first ``deliveries_per_task()`` and queue the rest. Idempotent: run again, it makes no
-    delivery twice (one per webhook and change) and takes up those still pending."""
-    changes = list(Change.objects.filter(pk__in=change_ids).order_by("pk"))
-    owners = {change.owner_id for change in changes}
-    hooks = list(Webhook.objects.filter(owner_id__in=owners, active=True))
+def dispatch() -> int:
+    """Make the deliveries of every active webhook's new changes and queue their attempts (the
+    task workers' poller; at most ``DISPATCH_PAGES`` pages of the feed per webhook a call).
+    Returns how many deliveries it made."""
+    made = 0
+    for hook_id in Webhook.objects.filter(active=True).values_list("pk", flat=True):
+        for _ in range(DISPATCH_PAGES):
+            count, more = _dispatch_page(hook_id)
+            made += count
+            if not more:
+                break
+    return made
+
+
+@transaction.atomic
+def _dispatch_page(hook_id: Any) -> tuple[int, bool]:
+    """One page of one webhook's feed: its deliveries, their queued attempts and the webhook's
+    new position, committed together. Another worker on it already: skipped."""
+    hook = (
+        Webhook.objects.select_for_update(skip_locked=True).filter(pk=hook_id, active=True).first()
+    )
+    if hook is None:
+        return 0, False
+    since = changelog.Position(hook.fed_xid, hook.fed_change_id)
+    types = item_types.type_names()
+    try:
+        page = changelog.read_feed(
+            owner_id=hook.owner_id, since=since, types=types, limit=DISPATCH_PAGE
+        )
+    except CursorExpired:  # the worker was off longer than the changes are kept
+        logger.warning("Webhook %s: changes after its position were pruned", hook.pk)
+        since = changelog.pruned_through()
+        page = changelog.read_feed(
+            owner_id=hook.owner_id, since=since, types=types, limit=DISPATCH_PAGE
+        )
     rows = [
         WebhookDelivery(webhook=hook, change=change, event=f"item.{change.action}")
-        for change in changes
-        for hook in hooks
-        if hook.owner_id == change.owner_id and hook.wants(change)
+        for change in page.changes
+        if hook.wants(change)
     ]
-    WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
-    pending = WebhookDelivery.objects.filter(
-        change_id__in=change_ids, status=DeliveryStatus.PENDING
-    )
-    ids = [str(pk) for pk in pending.order_by("created_at", "id").values_list("pk", flat=True)]
-    size = deliveries_per_task()
-    _schedule(ids[size:])
-    deliver_many_task.call(ids[:size])
+    if rows:
+        WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
+        made = WebhookDelivery.objects.filter(
+            webhook=hook, change__in=[row.change for row in rows], status=DeliveryStatus.PENDING
+        )
+        _schedule(list(made.order_by("change_id").values_list("pk", flat=True)))
+    hook.fed_xid, hook.fed_change_id = page.next_position
+    hook.save(update_fields=["fed_xid", "fed_change_id"])
+    return len(rows), page.has_more
+
+
+register_poller(dispatch)
 
 
 def deliveries_per_task() -> int:

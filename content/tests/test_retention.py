@@ -17,6 +17,7 @@ from django_tasks_db.models import DBTaskResult
 from content.history.changes import ChangeRecord, record_changes
 from content.models.changes import Change
 from content.models.webhooks import Webhook, WebhookDelivery
+from content.services import webhooks
 from content.services.retention import prune_task
 from content.tests.changes_support import wait_until_settled
 from tiddly import tasks
@@ -36,7 +37,14 @@ def _old_and_new(owner: Any) -> tuple[list[int], list[int], Any]:
     old = record_changes(records[:2])
     Change.objects.filter(id__in=[c.id for c in old]).update(at=timezone.now() - timedelta(days=91))
     new = record_changes(records[2:])
-    hook = Webhook.objects.create(owner=owner, url="http://127.0.0.1:9/", secret="whsec_x")
+    start = webhooks.feed_end()  # as a webhook made now: the changes above are not its
+    hook = Webhook.objects.create(
+        owner=owner,
+        url="http://127.0.0.1:9/",
+        secret="whsec_x",
+        fed_xid=start.xid,
+        fed_change_id=start.id,
+    )
     stale = WebhookDelivery.objects.create(webhook=hook, event="ping")
     WebhookDelivery.objects.filter(pk=stale.pk).update(
         created_at=timezone.now() - timedelta(days=31)

@@ -7,13 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 from rest_framework.test import APIClient
 
+from content.history.record import Actor
+from content.models import Note
 from content.models.webhooks import Webhook, WebhookDelivery
-from content.services import webhooks
+from content.services import items, webhooks
 from content.tests.webhook_receiver import Receiver, serve
 from tiddly import outbound
 from tiddly.models import ApiToken
@@ -159,11 +162,11 @@ def test_a_worker_killed_mid_delivery_runs_it_again_with_the_same_webhook_id(
     assert (delivery.status, delivery.attempts) == ("pending", 1)
     # What a kill -9 leaves behind (the library records the SystemExit as a failure; a killed
     # process records nothing): the task still RUNNING.
-    task = DBTaskResult.objects.filter(task_path__endswith=".fan_out_task")
+    task = DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task")
     assert task.update(status=TaskResultStatus.RUNNING, finished_at=None) == 1
     monkeypatch.setattr(outbound, "fetch", real_fetch)
     assert requeue_interrupted(lease_seconds=0) == 1  # its task outlived its lease
-    run_tasks()  # and runs again: the pending delivery is taken up, not made twice
+    run_tasks()  # and runs again
     first, second = receiver.received
     assert first.headers["webhook-id"] == second.headers["webhook-id"] == delivery.message_id
     delivery.refresh_from_db()
@@ -171,45 +174,75 @@ def test_a_worker_killed_mid_delivery_runs_it_again_with_the_same_webhook_id(
     assert WebhookDelivery.objects.count() == 1
 
 
-def test_a_write_to_several_webhooks_queues_one_task_in_its_transaction(
+def test_a_write_queues_nothing_and_the_dispatch_makes_its_deliveries(
     api: APIClient, receiver: Receiver
 ) -> None:
     for n in range(3):
         _hook(api, receiver, types=["note"] if n else [])
+    before = DBTaskResult.objects.count()
     _note(api)
-    queued = DBTaskResult.objects.filter(task_path__endswith=".fan_out_task")
-    assert queued.count() == 1  # one queue row in the write's request, not one per webhook
-    assert WebhookDelivery.objects.count() == 0  # the deliveries are made by the task
+    # the write appended its change to the feed; nothing for webhooks in its request
+    assert DBTaskResult.objects.filter(task_path__contains="webhooks").count() == 0
+    assert DBTaskResult.objects.count() - before == 1  # the search index's task only
+    assert WebhookDelivery.objects.count() == 0
+    assert webhooks.dispatch() == 3
+    tasks = DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task")
+    assert [len(t.args_kwargs["args"][0]) for t in tasks] == [1, 1, 1]  # one per webhook
+    assert webhooks.dispatch() == 0  # the position moved on: nothing is made twice
     run_tasks()
     assert len(receiver.received) == 3
     assert {got.headers["webhook-id"] for got in receiver.received} == {
         d.message_id for d in WebhookDelivery.objects.all()
     }
     assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {"delivered"}
-    assert not DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task").exists()
 
 
-def test_a_write_whose_owner_has_no_active_webhook_queues_nothing(
+def test_a_webhook_gets_only_what_changes_after_it_is_made_or_re_enabled(
     api: APIClient, receiver: Receiver
 ) -> None:
+    _note(api, "before the webhook")
     hook = _hook(api, receiver)
+    _note(api, "after it")
+    run_tasks()
+    assert [got.body["data"]["item"]["title"] for got in receiver.received] == ["after it"]
     api.patch(f"/api/webhooks/{hook['id']}/", {"active": False}, format="json")
-    _note(api)
-    assert not DBTaskResult.objects.filter(task_path__endswith=".fan_out_task").exists()
+    _note(api, "while it is off")
+    run_tasks()
+    api.patch(f"/api/webhooks/{hook['id']}/", {"active": True}, format="json")
+    _note(api, "back on")
+    run_tasks()
+    titles = [got.body["data"]["item"]["title"] for got in receiver.received]
+    assert titles == ["after it", "back on"]
 
 
-def test_a_fan_out_past_one_task_queues_the_rest(
+def test_a_rolled_back_write_sends_nothing(api: APIClient, receiver: Receiver) -> None:
+    hook = _hook(api, receiver)
+    owner = Webhook.objects.get(pk=hook["id"]).owner
+
+    def write_then_fail() -> None:
+        with transaction.atomic():
+            items.create_item(owner=owner, model=Note, data={"title": "x"}, actor=Actor("api"))
+            raise RuntimeError("the write fails after its change was logged")
+
+    with pytest.raises(RuntimeError):
+        write_then_fail()
+    run_tasks()
+    assert receiver.received == []
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_a_dispatch_past_one_task_queues_several(
     api: APIClient, receiver: Receiver, settings: Any
 ) -> None:
     settings.TIDDLY_TASK_LEASE_SECONDS = 40  # 2 deliveries per task (2 x 10 s <= half of 40 s)
-    for _ in range(5):
-        _hook(api, receiver)
-    _note(api)
+    _hook(api, receiver)
+    for n in range(3):
+        _note(api, f"n{n}")
     run_tasks()
-    assert len(receiver.received) == 5
+    assert len(receiver.received) == 3
     assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {"delivered"}
-    rest = DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task")
-    assert sorted(len(t.args_kwargs["args"][0]) for t in rest) == [1, 2]
+    tasks = DBTaskResult.objects.filter(task_path__endswith=".deliver_many_task")
+    assert sorted(len(t.args_kwargs["args"][0]) for t in tasks) == [1, 2]
 
 
 def test_deliveries_per_task_stay_within_the_task_lease(settings: Any) -> None:
@@ -223,9 +256,9 @@ def test_deliveries_per_task_stay_within_the_task_lease(settings: Any) -> None:
 def test_one_failing_delivery_does_not_hold_up_the_others_of_its_task(
     api: APIClient, receiver: Receiver, monkeypatch: Any
 ) -> None:
-    for _ in range(3):
-        _hook(api, receiver)
-    _note(api)
+    _hook(api, receiver)
+    for n in range(3):
+        _note(api, f"n{n}")
     real_deliver = webhooks.deliver
     asked: list[str] = []
 
@@ -243,7 +276,7 @@ def test_one_failing_delivery_does_not_hold_up_the_others_of_its_task(
     }
     assert statuses.pop(asked[0]) == "pending"
     assert set(statuses.values()) == {"delivered"}
-    task = DBTaskResult.objects.get(task_path__endswith=".fan_out_task")
+    task = DBTaskResult.objects.get(task_path__endswith=".deliver_many_task")
     assert task.status == TaskResultStatus.FAILED  # the error is on record, as for one delivery
 
 
