@@ -7,15 +7,13 @@ each request short). Prints the time of each request and of the whole revert.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standalone import child_main, fresh_database, run_child
+from standalone import child_main, run_with_count
 
 
 def child(count: int) -> None:
@@ -67,17 +65,5 @@ def child(count: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--count", type=int, default=10_000)
-    parser.add_argument("--database-url", default="")
-    args = parser.parse_args()
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_database(args.database_url, Path(tmp) / "revert.sqlite3") as env,
-    ):
-        run_child(__file__, args.count, env)
-
-
 if __name__ == "__main__":
-    child_main(lambda arg: child(int(arg)), main)
+    child_main(lambda arg: child(int(arg)), lambda: run_with_count(__file__, "count", 10_000))

@@ -11,16 +11,14 @@ Measured, not asserted.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standalone import child_main, fresh_database, run_child
+from standalone import child_main, run_with_count
 
 
 def child(rounds: int) -> None:
@@ -79,22 +77,10 @@ def child(rounds: int) -> None:
         print(f"{kind:<22}{median:>12.0f}{p90:>10.0f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=2000)
-    parser.add_argument("--database-url", default="")
-    args = parser.parse_args()
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        fresh_database(
-            args.database_url,
-            Path(tmp) / "share.sqlite3",
-            TIDDLY_THROTTLE_ENABLED="0",
-            TIDDLY_EMBEDDED_WORKER="0",
-        ) as env,
-    ):
-        run_child(__file__, args.rounds, env)
-
-
 if __name__ == "__main__":
-    child_main(lambda arg: child(int(arg)), main)
+    child_main(
+        lambda arg: child(int(arg)),
+        lambda: run_with_count(
+            __file__, "rounds", 2000, TIDDLY_THROTTLE_ENABLED="0", TIDDLY_EMBEDDED_WORKER="0"
+        ),
+    )

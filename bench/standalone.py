@@ -7,9 +7,11 @@ A script defines ``child(arg)`` (runs with Django set up from the environment) a
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +43,20 @@ def run_child(
     """Run ``script --child arg`` (its ``child(arg)``) in the prepared environment."""
     command = [sys.executable, script, "--child", str(arg)]
     return subprocess.run(command, cwd=ROOT, env=env, text=True, **{"check": True, **run})
+
+
+def run_with_count(script: str, option: str, default: int, **extra_env: str) -> None:
+    """The ``main`` of a script measured at one size: ``--<option> N`` and ``--database-url``
+    (default: a new SQLite file), then ``child(N)`` in a child process."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument(f"--{option}", type=int, default=default)
+    parser.add_argument("--database-url", default="")
+    args = parser.parse_args()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_database(args.database_url, Path(tmp) / "bench.sqlite3", **extra_env) as env,
+    ):
+        run_child(script, getattr(args, option), env)
 
 
 def child_main(child: Callable[[str], None], main: Callable[[], None]) -> None:

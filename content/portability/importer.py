@@ -231,10 +231,7 @@ def _records(
     converter = NetscapeConverter(report.warn)
     try:
         for entry in reader.entries():
-            if isinstance(entry, NetscapeEntry):
-                yield converter.record(entry)
-            else:
-                yield ImportSkip(entry.index, entry.reason, entry.title, entry.url)
+            yield converter.record(entry) if isinstance(entry, NetscapeEntry) else entry
     except NetscapeError as exc:
         raise InvalidImport(exc.message, line=exc.line, column=exc.column) from None
 

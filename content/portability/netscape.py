@@ -24,7 +24,7 @@ What the parser reports, entry by entry (``index`` = position among the file's `
 - ``NetscapeEntry`` for every http(s) link: url, title, description (``<DD>``), the enclosing
   folder names (browsers' own root folders left out, see ``ROOT_FOLDERS``) and the ``TAGS``
   attribute (raw names: turning them into Tiddly tags is the importer's job), dates;
-- ``NetscapeSkip`` for every other link: ``javascript:`` bookmarklets, Firefox ``place:``
+- an ``ImportSkip`` (``content.portability.records``) for every other link: ``javascript:`` bookmarklets, Firefox ``place:``
   queries, ``file:``/``chrome:``/``about:`` URLs, a link without ``HREF``.
 
 What counts as malformed (``NetscapeError``, carrying the 1-based line and column) — the format is
@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any, Protocol
+
+from content.portability.records import ImportSkip
 
 # Folders that browsers create themselves: they organise nothing, so they are not tags. Compared
 # case-insensitively. Localised browsers mark the same folders with PERSONAL_TOOLBAR_FOLDER /
@@ -111,14 +113,6 @@ class NetscapeEntry:
 
 
 @dataclass(slots=True)
-class NetscapeSkip:
-    index: int
-    reason: str
-    title: str | None = None
-    url: str | None = None
-
-
-@dataclass(slots=True)
 class _Folder:
     name: str
     is_root: bool
@@ -166,7 +160,7 @@ class NetscapeParser(HTMLParser):
         # Warnings go to ``warn`` when given (the importer keeps a bounded list), else ``warnings``.
         self._warn = warn or self.warnings.append
         self._max_tags = max_tags
-        self._ready: list[NetscapeEntry | NetscapeSkip] = []
+        self._ready: list[NetscapeEntry | ImportSkip] = []
         self._lists: list[tuple[str, _Folder | None, int]] = []  # (tag, folder, opening line)
         self._pending_folder: _Folder | None = None
         self._heading: list[str] | None = None
@@ -181,7 +175,7 @@ class NetscapeParser(HTMLParser):
 
     # --- results ---
 
-    def drain(self) -> list[NetscapeEntry | NetscapeSkip]:
+    def drain(self) -> list[NetscapeEntry | ImportSkip]:
         ready, self._ready = self._ready, []
         return ready
 
@@ -304,13 +298,13 @@ class NetscapeParser(HTMLParser):
         url = link.attrs.get("href", "").strip()
         skip = _unsupported(url)
         if skip:
-            self._ready.append(NetscapeSkip(link.index, skip, title or None, url or None))
+            self._ready.append(ImportSkip(link.index, skip, title or None, url or None))
             self._dd_target = None
             return
         tags = self._tags(link.attrs.get("tags", ""))
         if tags is None:
             reason = f"The bookmark has more than {self._max_tags} tags; the limit is per item."
-            self._ready.append(NetscapeSkip(link.index, reason, title or None, url))
+            self._ready.append(ImportSkip(link.index, reason, title or None, url))
             self._dd_target = None
             return
         entry = self._entry(link, url, title, tags)
@@ -401,7 +395,7 @@ class NetscapeReader:
         self._column = 0
         self.warnings = self._parser.warnings
 
-    def entries(self) -> Iterator[NetscapeEntry | NetscapeSkip]:
+    def entries(self) -> Iterator[NetscapeEntry | ImportSkip]:
         decoder = codecs.getincrementaldecoder("utf-8-sig")()
         for chunk in self._chunks:
             self._feed(self._decode(decoder, chunk, final=False))
@@ -452,7 +446,7 @@ def read_chunks(stream: Any, size: int = READ_CHUNK_BYTES) -> Iterator[bytes]:
         yield chunk
 
 
-def parse_netscape(data: bytes | str) -> tuple[list[NetscapeEntry | NetscapeSkip], list[str]]:
+def parse_netscape(data: bytes | str) -> tuple[list[NetscapeEntry | ImportSkip], list[str]]:
     """Parse a whole document at once (tests, small files)."""
     raw = data.encode() if isinstance(data, str) else data
     reader = NetscapeReader([raw])

@@ -12,11 +12,11 @@ import pytest
 from content.portability.netscape import (
     NetscapeEntry,
     NetscapeError,
-    NetscapeSkip,
     parse_netscape,
     parse_timestamp,
     write_netscape,
 )
+from content.portability.records import ImportSkip
 
 FIXTURES = Path(__file__).parent / "fixtures" / "netscape"
 
@@ -26,7 +26,7 @@ def _summary(name: str) -> list[tuple[Any, ...]]:
     assert warnings == []
     out: list[tuple[Any, ...]] = []
     for e in entries:
-        if isinstance(e, NetscapeSkip):
+        if isinstance(e, ImportSkip):
             out.append((e.index, "skip", e.url, e.reason.split(":")[0]))
         else:
             stamp = int(e.add_date.timestamp()) if e.add_date else None
@@ -64,9 +64,9 @@ def test_chrome_export_folders_become_tags_except_bookmarks_bar_and_other_bookma
 def test_firefox_export_reads_tags_descriptions_last_modified_and_skips_place_and_file() -> None:
     entries, _ = parse_netscape((FIXTURES / "firefox.html").read_bytes())
     by_index = {e.index: e for e in entries}
-    assert isinstance(by_index[0], NetscapeSkip)
+    assert isinstance(by_index[0], ImportSkip)
     assert by_index[0].url.startswith("place:")
-    assert isinstance(by_index[6], NetscapeSkip)
+    assert isinstance(by_index[6], ImportSkip)
     assert by_index[6].url.startswith("file:")
     mdn = by_index[2]
     assert isinstance(mdn, NetscapeEntry)

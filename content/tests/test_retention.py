@@ -118,7 +118,8 @@ def test_the_command_prunes_and_says_how_many(owner: Any, settings: Any) -> None
     call_command("prune_changes", stdout=out)
 
     assert out.getvalue().strip() == (
-        "Pruned 2 changes (older than 90 days) and 1 webhook deliveries (older than 30 days)."
+        "Pruned 2 changes (older than 90 days) and 1 webhook deliveries (older than 30 days); "
+        "0 history rows and 0 finished task records."
     )
     assert list(Change.objects.values_list("id", flat=True)) == new
     assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [fresh]

@@ -37,6 +37,18 @@ class Page:
     content: str | None
 
 
+# trafilatura's options that keep what a reader of the page needs (links, headings, emphasis,
+# code, tables) as Markdown, and leave out comments and images.
+EXTRACT_OPTIONS: dict[str, Any] = {
+    "output_format": "markdown",
+    "include_links": True,
+    "include_formatting": True,
+    "include_tables": True,
+    "include_comments": False,
+    "include_images": False,
+}
+
+
 def _clean(text: str | None) -> str | None:
     if text is None:
         return None
@@ -104,15 +116,7 @@ def extract_html(html: str | bytes) -> Page:
     description = _meta(tree, "//meta[@property='og:description']/@content") or _meta(
         tree, "//meta[@name='description']/@content"
     )
-    text = trafilatura.extract(
-        tree,
-        output_format="markdown",
-        include_links=True,
-        include_formatting=True,
-        include_tables=True,
-        include_comments=False,
-        include_images=False,
-    )
+    text = trafilatura.extract(tree, **EXTRACT_OPTIONS)
     return Page(title=title, description=description, content=_clean(text))
 
 

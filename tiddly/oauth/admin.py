@@ -48,14 +48,7 @@ class GrantedByYouMixin:
 
 class AccessTokenAdmin(GrantedByYouMixin, dot_admin.AccessTokenAdmin):
     list_display = ("masked_token", "user", "application", "scope", "resource", "expires")
-    readonly_fields = (
-        "user",
-        "application",
-        "scope",
-        "resource",
-        "expires",
-        "source_refresh_token",
-    )
+    readonly_fields = (*list_display[1:], "source_refresh_token")  # the columns, and its origin
     fields = readonly_fields
 
 
