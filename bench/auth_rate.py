@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -35,10 +36,10 @@ def _manage(env: dict[str, str], *args: str) -> str:
     return out.stdout.decode().strip()
 
 
-def _rate(client: httpx.Client, seconds: float, send: object) -> float:
+def _rate(client: httpx.Client, seconds: float, send: Callable[[], httpx.Response]) -> float:
     count, end = 0, time.perf_counter() + seconds
     while time.perf_counter() < end:
-        response = send()  # type: ignore[operator]
+        response = send()
         assert response.status_code == 200, response.text
         count += 1
     return count / seconds

@@ -101,7 +101,7 @@ def scenarios() -> list[Scenario]:
             worker.close()
 
     def outcome(result: types.CallToolResult, problem: str | None = None) -> Outcome:
-        text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+        text = getattr(result.content[0], "text", "") if result.content else ""
         if result.isError:
             return Outcome(False, 400, len(text), problem, text[:300])
         return Outcome(True, 200, len(text), problem)

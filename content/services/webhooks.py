@@ -153,14 +153,13 @@ DISPATCH_PAGES = 10
 
 
 def feed_end() -> changelog.Position:
-    """Where a webhook created or re-enabled now starts: after every change settled so far, and
-    after those of the current transaction (which settle with it)."""
-    state = changelog.settled()
-    if state.own_xid is None:
-        return state.through
-    own = Change.objects.filter(xid=state.own_xid).order_by("-id").values_list("xid", "id")
-    newest = own.first()
-    return max(state.through, changelog.Position(*newest)) if newest else state.through
+    """Where a webhook created or re-enabled now starts: after every change settled so far and
+    the newest one it can see (this transaction's own included). A write still running, begun
+    before, is not its to send (on PostgreSQL the settled point can lag behind while any
+    transaction on the server is open)."""
+    through = changelog.settled().through
+    newest = Change.objects.order_by("-xid", "-id").values_list("xid", "id").first()
+    return max(through, changelog.Position(*newest)) if newest else through
 
 
 def dispatch() -> int:
