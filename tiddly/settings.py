@@ -281,6 +281,8 @@ TIDDLY_EMBEDDINGS_API_KEY = env_str("TIDDLY_EMBEDDINGS_API_KEY")
 TIDDLY_EMBEDDINGS_CACHE = env_str("TIDDLY_EMBEDDINGS_CACHE")
 # Items indexed per batch, and the wait before retrying when the provider is down.
 TIDDLY_EMBEDDINGS_BATCH = env_int("TIDDLY_EMBEDDINGS_BATCH", 64, minimum=1)
+# ... and at most this many characters of content per batch (one larger item is a batch alone).
+TIDDLY_EMBEDDINGS_BATCH_CHARS = env_int("TIDDLY_EMBEDDINGS_BATCH_CHARS", 4_000_000, minimum=1)
 TIDDLY_EMBEDDINGS_RETRY_SECONDS = env_int("TIDDLY_EMBEDDINGS_RETRY_SECONDS", 30, minimum=1)
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).

@@ -1,9 +1,11 @@
 """Keeping the meaning index current (SPEC §16): writes mark items dirty, one task indexes them.
 
 A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row and enqueues
-``index_pending``, both in its own transaction — it never waits for (or fails because of) the provider. The task indexes every
-dirty item in batches: it cuts the item into chunks, embeds them, replaces all of the item's old
-vectors and removes the dirty row (unless the item was marked again meanwhile). A provider that
+``index_pending``, both in its own transaction — it never waits for (or fails because of) the
+provider. The task indexes every dirty item in batches (bounded in count and in characters): it
+cuts the items into chunks and embeds them outside any transaction, then in a short one replaces
+all of each item's old vectors and removes its dirty row (unless the item was marked again
+meanwhile, or another worker indexed it first). A provider that
 is down leaves the rows dirty and the task re-enqueues itself with a delay. An item that no
 longer exists loses its vectors. ``reindex`` marks everything dirty, so it is resumable by
 construction: what is done is no longer dirty.
@@ -18,7 +20,8 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models.functions import Length
 from django_tasks import task
 
 from content import item_types
@@ -94,20 +97,44 @@ def index_pending(
 
 
 def _index_batch(embedder: Any, owner_id: Any, batch: int, report: IndexReport) -> int:
+    """Index the next dirty items: read and embed them outside any transaction (embedding a
+    large note takes seconds: a transaction held that long would block SQLite's writers and hold
+    back PostgreSQL's change-feed horizon), then write their vectors in a short one. Returns how
+    many dirty rows it took."""
+    rows = _next_dirty(owner_id, batch)
+    if not rows:
+        return 0
+    chunks_by_item = _chunks_of(rows)
+    texts = [embed_text(c) for chunks in chunks_by_item.values() for c in chunks]
+    vectors = _embed(embedder, texts)
     with transaction.atomic():
-        dirty = SearchDirty.objects.order_by("id")
-        if owner_id is not None:
-            dirty = dirty.filter(owner_id=owner_id)
-        if connection.features.has_select_for_update_skip_locked:
-            dirty = dirty.select_for_update(skip_locked=True)
-        rows = list(dirty[:batch])
-        if not rows:
-            return 0
-        chunks_by_item = _chunks_of(rows)
-        texts = [embed_text(c) for chunks in chunks_by_item.values() for c in chunks]
-        vectors = _embed(embedder, texts)
         _replace(rows, chunks_by_item, vectors, embedder.model, report)
     return len(rows)
+
+
+def _next_dirty(owner_id: Any, batch: int) -> list[SearchDirty]:
+    """Up to ``batch`` dirty rows, fewer when their items' contents would exceed
+    ``TIDDLY_EMBEDDINGS_BATCH_CHARS`` together (always at least one): a batch's texts, chunks and
+    vectors are all in memory at once."""
+    dirty = SearchDirty.objects.order_by("id")
+    if owner_id is not None:
+        dirty = dirty.filter(owner_id=owner_id)
+    rows = list(dirty[:batch])
+    sizes: dict[tuple[str, Any], int] = {}
+    for type_name in {row.item_type for row in rows}:
+        try:
+            model = item_types.model_for(type_name)
+        except (KeyError, LookupError):
+            continue
+        ids = [row.item_id for row in rows if row.item_type == type_name]
+        found = model.objects.filter(pk__in=ids).annotate(size=Length("content"))
+        sizes.update({(type_name, pk): size for pk, size in found.values_list("pk", "size")})
+    budget, total = settings.TIDDLY_EMBEDDINGS_BATCH_CHARS, 0
+    for taken, row in enumerate(rows):
+        total += sizes.get((row.item_type, row.item_id)) or 0
+        if taken and total > budget:
+            return rows[:taken]
+    return rows
 
 
 def _chunks_of(rows: list[SearchDirty]) -> dict[tuple[str, Any], list[Chunk]]:
@@ -156,17 +183,24 @@ def _replace(
     model: str,
     report: IndexReport,
 ) -> None:
+    """Swap the items' vectors for the new ones (in the caller's short transaction). A row
+    another worker finished meanwhile is gone: its item is left as that worker wrote it."""
     q, scales = quantise(vectors) if len(vectors) else (vectors, vectors)
+    still = SearchDirty.objects.select_for_update().filter(pk__in=[row.pk for row in rows])
+    kept = set(still.values_list("pk", flat=True))
+    rows = [row for row in rows if row.pk in kept]
     owners = {row.owner_id for row in rows}
     for type_name in {row.item_type for row in rows}:
         ids = [row.item_id for row in rows if row.item_type == type_name]
-        report.removed += SearchChunk.objects.filter(item_type=type_name, item_id__in=ids).delete()[
-            0
-        ]
+        gone = SearchChunk.objects.filter(item_type=type_name, item_id__in=ids).delete()
+        report.removed += gone[0]
     new: list[SearchChunk] = []
     at = 0
     owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
     for key, chunks in chunks_by_item.items():
+        first, at = at, at + len(chunks)
+        if key not in owner_of:
+            continue
         for seq, chunk in enumerate(chunks):
             new.append(
                 SearchChunk(
@@ -180,11 +214,10 @@ def _replace(
                     start_char=chunk.start_char,
                     preview=chunk.text[:CHUNK_PREVIEW_CHARS] if chunk.field == "content" else "",
                     model=model,
-                    vector=q[at].tobytes(),
-                    scale=float(scales[at]),
+                    vector=q[first + seq].tobytes(),
+                    scale=float(scales[first + seq]),
                 )
             )
-            at += 1
     SearchChunk.objects.bulk_create(new, batch_size=2000)
     for row in rows:  # a row marked again since it was read stays dirty
         SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()

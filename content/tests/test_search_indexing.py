@@ -1,0 +1,89 @@
+"""The indexer's batches (SPEC §16): no transaction while embedding, bounded batches, and a row
+another worker finished meanwhile left as that worker wrote it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from content.models.search import SearchChunk, SearchDirty
+from content.queries import embeddings
+from content.services import search_index
+from content.tests.search_support import _fresh_index, make_note  # noqa: F401
+
+
+class _Watched:
+    """The local provider, recording whether a transaction was open at each call."""
+
+    def __init__(self, on_embed: Any = None) -> None:
+        self.inner = embeddings.provider()
+        self.model = self.inner.model
+        self.in_transaction: list[bool] = []
+        self.on_embed = on_embed
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.in_transaction.append(connection.in_atomic_block)
+        if self.on_embed is not None:
+            self.on_embed()
+        return self.inner.embed(texts)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_embedding_runs_outside_any_transaction(api: Any, monkeypatch: Any) -> None:
+    note = make_note(api, "Kubernetes node maintenance", "drain\n" * 50)
+    watched = _Watched()
+    monkeypatch.setattr(search_index, "provider", lambda: watched)
+    report = search_index.index_pending()
+    assert report.items == 1
+    assert watched.in_transaction == [False]  # a transaction held while embedding blocks writers
+    assert SearchChunk.objects.filter(item_id=note).exists()
+    assert not SearchDirty.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_batch_stops_at_its_character_budget(api: Any, settings: Any) -> None:
+    for n in range(3):
+        make_note(api, f"Note {n}", "x" * 3_000)
+    settings.TIDDLY_EMBEDDINGS_BATCH_CHARS = 5_000
+    batches: list[int] = []
+    report = search_index.index_pending(progress=batches.append)
+    assert report.items == 3
+    assert batches == [1, 1, 1]  # each item alone: two would pass 5 000 characters
+    settings.TIDDLY_EMBEDDINGS_BATCH_CHARS = 1_000_000
+    SearchDirty.objects.all().delete()
+    for n in range(3):
+        make_note(api, f"More {n}", "y" * 3_000)
+    batches.clear()
+    search_index.index_pending(progress=batches.append)
+    assert batches == [3]
+
+
+@pytest.mark.django_db
+def test_an_item_another_worker_indexed_meanwhile_is_left_as_it_wrote_it(api: Any) -> None:
+    mine = make_note(api, "Sourdough", "bake")
+    theirs = make_note(api, "Guitar", "chords")
+
+    def other_worker_finishes_theirs() -> None:
+        SearchChunk.objects.create(
+            owner_id=SearchDirty.objects.get(item_id=theirs).owner_id,
+            item_type="note",
+            item_id=theirs,
+            seq=0,
+            field="header",
+            model="other-worker",
+            vector=b"\0" * 256,
+            scale=1.0,
+        )
+        SearchDirty.objects.filter(item_id=theirs).delete()
+
+    watched = _Watched(on_embed=other_worker_finishes_theirs)
+    report = search_index._index_batch(watched, None, 64, search_index.IndexReport())
+    assert report == 2  # both rows were read
+    assert set(SearchChunk.objects.filter(item_id=theirs).values_list("model", flat=True)) == {
+        "other-worker"
+    }
+    assert SearchChunk.objects.filter(item_id=mine, model=watched.model).exists()
+    assert not SearchDirty.objects.exists()
