@@ -342,6 +342,32 @@ def server_env(scenarios: Sequence[Scenario]) -> dict[str, str]:
 # Runner --------------------------------------------------------------------------------------
 
 
+_QUEUE_COUNT = (
+    "from django_tasks_db.models import DBTaskResult as T;"
+    "print(T.objects.ready().count() + T.objects.filter(status='RUNNING').count())"
+)
+
+
+def wait_for_tasks(bench: Bench, timeout: float = 300) -> list[str]:
+    """Wait until the server's task queue holds nothing due or running (the background work an
+    earlier row or setup left: page captures, search indexing, deliveries), so each row measures
+    its own requests on an idle server; a retry scheduled for later does not count. Returns
+    problems. A checkout without a task queue (``--app-dir`` of an older one) has none to wait
+    for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            out = bench.server.manage("shell", "-c", _QUEUE_COUNT)
+            left = int(out.strip().splitlines()[-1])
+        except (RuntimeError, ValueError, IndexError):
+            return []
+        if not left:
+            return []
+        if time.monotonic() > deadline:
+            return [f"task queue still held {left} task(s) after {timeout:.0f} s"]
+        time.sleep(1)
+
+
 class Bench:
     def __init__(self, args: argparse.Namespace, server: Server, token: str):
         self.args = args

@@ -47,6 +47,7 @@ from harness import (
     register,
     register_env,
     register_summary,
+    wait_for_tasks,
 )
 from outbound_local import BIG_ARTICLE_BYTES, article_html, local
 
@@ -62,23 +63,8 @@ def user_client(bench: Bench, username: str) -> httpx.Client:
     return make_client(bench.server.base_url, token, timeout=bench.args.request_timeout)
 
 
-_QUEUE_COUNT = (
-    "from django_tasks_db.models import DBTaskResult as T;"
-    "print(T.objects.ready().count() + T.objects.filter(status='RUNNING').count())"
-)
-
-
 def drain_queue(bench: Bench, timeout: float = 180) -> list[str]:
-    """Wait until the task queue holds nothing due or running (work a row left behind; a retry
-    scheduled for later does not count)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = int(bench.server.manage("shell", "-c", _QUEUE_COUNT).strip().splitlines()[-1])
-        if not left:
-            return []
-        if time.monotonic() > deadline:
-            return [f"task queue still held {left} task(s) after {timeout:.0f} s"]
-        time.sleep(1)
+    return wait_for_tasks(bench, timeout)
 
 
 def list_bookmarks(client: httpx.Client) -> list[dict[str, Any]]:

@@ -50,6 +50,7 @@ from harness import (
     run_row,
     server_env,
     sqlite_journal_mode,
+    wait_for_tasks,
 )
 from notetext import LINE_CHARS, LIST_WORD, TOKEN, make_note
 from report import fmt, format_table, git, machine_info
@@ -227,6 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for conc in sc.concurrency or args.concurrency:
                     if not server.alive():
                         raise RuntimeError(f"server died:\n{server.log_tail()}")
+                    waited = time.perf_counter()
+                    for problem in wait_for_tasks(bench):
+                        log(f"  {problem}")
+                    if (waited := time.perf_counter() - waited) > 2:
+                        log(f"  waited {waited:.0f} s for the background tasks before it to end")
                     before = server.hwm_kb() / 1024  # covers the setup since the last reset
                     peak, overall = max(peak, before), max(overall, before)
                     cumulative = max(cumulative, before)
