@@ -140,6 +140,12 @@ def poll() -> None:
             logger.exception("Task poller %s failed", getattr(poller, "__qualname__", poller))
 
 
+def is_queued(task: Task[Any, Any]) -> bool:
+    """Whether a run of ``task`` is waiting (due or not) or running."""
+    active = (TaskResultStatus.READY, TaskResultStatus.RUNNING)
+    return DBTaskResult.objects.filter(task_path=task.module_path, status__in=active).exists()
+
+
 def register_periodic(task: Task[[], Any], *, interval_setting: str) -> None:
     """Have every worker queue ``task()`` at its start and then once per the setting's seconds."""
     if all(p.task.module_path != task.module_path for p in _periodic):

@@ -1,14 +1,14 @@
 """Marking items for the meaning index (SPEC §16), where every recorded change passes.
 
 ``record_version``/``record_created_versions`` call ``mark`` in the write's transaction: an
-upserted ``SearchDirty`` row, then the listeners run, in that transaction too
-(``content.services.search_index`` registers the one that enqueues its indexing task, which so
-commits with the write — this layer sits below services, so it is told rather than importing it). A permanent delete erases the item's vectors with it.
+upserted ``SearchDirty`` row, nothing more (the task workers' poller in
+``content.services.search_index`` sees the marked rows and queues the indexing). A permanent
+delete erases the item's vectors with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db.models import F
@@ -16,20 +16,6 @@ from django.utils import timezone
 
 from content.models import Item
 from content.models.search import SearchChunk, SearchDirty, SearchGeneration
-
-_listeners: list[Callable[[], None]] = []
-
-
-def on_marked(listener: Callable[[], None]) -> None:
-    """Run ``listener`` each time items are marked, in the marking transaction (registered
-    once)."""
-    if listener not in _listeners:
-        _listeners.append(listener)
-
-
-def _notify() -> None:
-    for listener in _listeners:
-        listener()
 
 
 def mark_dirty(*, owner_id: Any, item_type: str, item_ids: Iterable[Any]) -> None:
@@ -47,7 +33,6 @@ def mark_dirty(*, owner_id: Any, item_type: str, item_ids: Iterable[Any]) -> Non
         update_fields=["marked_at"],
         batch_size=500,
     )
-    _notify()
 
 
 def mark(items: Sequence[Item]) -> None:

@@ -1,8 +1,8 @@
 """Keeping the meaning index current (SPEC §16): writes mark items dirty, one task indexes them.
 
-A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row and enqueues
-``index_pending``, both in its own transaction — it never waits for (or fails because of) the
-provider. The task indexes every dirty item in batches (bounded in count and in characters): it
+A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row in its own
+transaction — it never waits for (or fails because of) the provider; the task workers' poller
+queues ``index_pending`` when marked rows exist and no run is queued (within about a second). The task indexes every dirty item in batches (bounded in count and in characters): it
 cuts the items into chunks and embeds them outside any transaction, then in a short one replaces
 all of each item's old vectors and removes its dirty row (unless the item was marked again
 meanwhile, or another worker indexed it first). A provider that
@@ -29,7 +29,7 @@ from content.history import search_marks
 from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
-from tiddly.tasks import enqueue
+from tiddly.tasks import enqueue, is_queued, register_poller
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,15 @@ def schedule(delay: float = 0) -> None:
     enqueue(index_task, delay=delay)
 
 
-search_marks.on_marked(schedule)
+def poll_marks() -> None:
+    """The task workers' poller (about once a second): queue the indexing when items are marked
+    and no run of it is queued or running. Writes only mark, so they pay no queue row, and a
+    burst of writes is indexed by one run."""
+    if SearchDirty.objects.exists() and not is_queued(index_task):
+        schedule()
+
+
+register_poller(poll_marks)
 
 
 # --- indexing -----------------------------------------------------------------------------------
