@@ -63,10 +63,6 @@ def user_client(bench: Bench, username: str) -> httpx.Client:
     return make_client(bench.server.base_url, token, timeout=bench.args.request_timeout)
 
 
-def drain_queue(bench: Bench, timeout: float = 180) -> list[str]:
-    return wait_for_tasks(bench, timeout)
-
-
 def list_bookmarks(client: httpx.Client) -> list[dict[str, Any]]:
     """Every bookmark of the client's user (the list's pages followed)."""
     items: list[dict[str, Any]] = []
@@ -130,7 +126,7 @@ def one_shot(
 
 
 def setup_capture_100(bench: Bench, size: int | None) -> dict[str, Any]:
-    drain_queue(bench)
+    wait_for_tasks(bench)
     return {"client": user_client(bench, "bench_capture"), "report": {}}
 
 
@@ -247,7 +243,7 @@ def _within_noise(row: dict[str, Any]) -> bool | None:
 
 
 def setup_create_capture(bench: Bench, size: int | None) -> dict[str, Any]:
-    drain_queue(bench)
+    wait_for_tasks(bench)
     return {"client": user_client(bench, "bench_capture_ab"), "lat": {"on": [], "off": []}}
 
 
@@ -283,7 +279,7 @@ def setup_feed(bench: Bench, size: int | None) -> dict[str, Any]:
     if r.status_code != 200:
         raise RuntimeError(f"feed import: HTTP {r.status_code}: {r.text[:300]}")
     imported = time.perf_counter() - start
-    drain_queue(bench)  # the import's search-index work, so the reads run on an idle server
+    wait_for_tasks(bench)  # the import's search-index work, so the reads run on an idle server
     return {
         "client": client,
         "n": n,
@@ -327,7 +323,7 @@ HOOKS = 5
 
 
 def setup_webhooks(bench: Bench, size: int | None) -> dict[str, Any]:
-    drain_queue(bench)
+    wait_for_tasks(bench)
     with_hooks = user_client(bench, "bench_hooks5")
     without = user_client(bench, "bench_hooks0")
     srv = local()
@@ -368,11 +364,11 @@ def after_webhooks(bench: Bench, state: dict[str, Any], conc: int) -> list[str]:
     bad = sum(v for k, v in srv.bad_signatures.items() if k.startswith("e"))
     if bad:
         problems.append(f"{bad} deliveries with a bad signature")
-    return problems + drain_queue(bench)
+    return problems + wait_for_tasks(bench)
 
 
 def setup_deliveries(bench: Bench, size: int | None) -> dict[str, Any]:
-    drain_queue(bench)
+    wait_for_tasks(bench)
     client = user_client(bench, "bench_deliveries")
     srv = local()
     r = client.post("/api/webhooks/", json={"url": f"{srv.base_url}/hook/f"})
@@ -441,7 +437,7 @@ def scenarios() -> list[Scenario]:
             "issue 19: POST /api/bookmarks/ p50, capture on vs capture:false interleaved "
             "(target: ratio within noise)",
             setup=setup_create_capture,
-            after=lambda bench, state, conc: drain_queue(bench),
+            after=lambda bench, state, conc: wait_for_tasks(bench),
             report=lambda bench, state: _ab_report(state, "on", "off"),
             **INTERLEAVED,
         ),
@@ -474,7 +470,7 @@ def scenarios() -> list[Scenario]:
             "issue 21: wall s from an import queueing 1 000 deliveries until a local receiver "
             "has them all, signatures verified, one worker (target <= 60 s)",
             setup_deliveries,
-            after=lambda bench, state, conc: drain_queue(bench),
+            after=lambda bench, state, conc: wait_for_tasks(bench),
         ),
     ]
     for row in rows:

@@ -12,8 +12,9 @@
   lifespan) unless ``TIDDLY_EMBEDDED_WORKER=0``; ``python manage.py worker`` runs more.
 - Periodic work (retention pruning) is a task registered with ``register_periodic``: each worker
   loop queues it when it starts and then at most once per its interval setting, unless one is
-  already waiting in the queue. A poller (``register_poller``: the webhooks' dispatch from the
-  change feed) is called on every loop, about once a second.
+  already waiting in the queue. Pollers (``register_poller``: the webhooks' dispatch from the
+  change feed, the search index's check for marked items) are called on every loop, about once a
+  second.
 - Tests run due tasks in-process through the real backend with ``run_tasks()``.
 """
 
@@ -154,7 +155,7 @@ def register_periodic(task: Task[[], Any], *, interval_setting: str) -> None:
 
 def queue_periodic(next_due: dict[str, float], now: float | None = None) -> int:
     """Queue each periodic task that is due by ``next_due`` (a worker's own clock: task path →
-    monotonic time; absent = due now) and not already waiting in the queue. Returns how many."""
+    monotonic time; absent = due now) and not already queued or running. Returns how many."""
     now = time.monotonic() if now is None else now
     queued = 0
     for periodic in _periodic:
@@ -162,8 +163,7 @@ def queue_periodic(next_due: dict[str, float], now: float | None = None) -> int:
         if interval <= 0 or now < next_due.get(path, now):
             continue
         next_due[path] = now + interval
-        waiting = DBTaskResult.objects.filter(status=TaskResultStatus.READY, task_path=path)
-        if not waiting.exists():  # a backed-up queue gets one, not one per interval
+        if not is_queued(periodic.task):  # a backed-up queue gets one, not one per interval
             periodic.task.enqueue()
             queued += 1
     return queued
@@ -224,13 +224,11 @@ embedded_worker = EmbeddedWorker()
 
 def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 10_000) -> int:
     """Run every task that is due, in this process, through the real backend, until none is
-    (tests). Inside a test's transaction ``on_commit`` callbacks wait for a commit that never
-    comes, so the queued ones run first — a task may queue another. ``due_within`` also runs
-    tasks delayed by at most that many seconds (a retry's backoff) without waiting for them.
-    Returns how many ran."""
+    (tests). Each round calls the pollers first, as a worker loop does; a task may queue another.
+    ``due_within`` also runs tasks delayed by at most that many seconds (a retry's backoff)
+    without waiting for them. Returns how many ran."""
     ran = 0
     for _ in range(max_rounds):
-        _run_pending_on_commit()
         poll()
         if due_within:
             _bring_forward(due_within)
@@ -238,7 +236,7 @@ def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 1
         run_ready(max_tasks=max_tasks)
         done = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count() - before
         ran += done
-        if not done and not _pending_on_commit():
+        if not done:
             return ran
     raise RuntimeError("Tasks kept queueing tasks: stopped after max_rounds")
 
@@ -250,21 +248,6 @@ def _bring_forward(seconds: float) -> None:
         run_after__gt=now,
         run_after__lte=now + timedelta(seconds=seconds),
     ).update(run_after=now)
-
-
-def _pending_on_commit() -> list[Any]:
-    connection = connections["default"]
-    return list(connection.run_on_commit) if connection.in_atomic_block else []
-
-
-def _run_pending_on_commit() -> None:
-    connection = connections["default"]
-    if not connection.in_atomic_block:
-        return
-    callbacks: list[Any] = list(connection.run_on_commit)
-    connection.run_on_commit = []
-    for entry in callbacks:
-        entry[1]()  # (savepoint ids, callback, robust)
 
 
 __all__ = [

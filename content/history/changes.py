@@ -24,17 +24,12 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max, Q, QuerySet
-from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from content.errors import CursorExpired
 from content.models.changes import Change, ChangeAction, ChangeLogWatermark
 from tiddly.errors import ValidationFailed
-
-# Sent inside the writing transaction with ``changes`` (a list of saved Change rows): how webhooks
-# learn of a change without the log knowing about them.
-changes_recorded = Signal()
 
 _CURSOR_SALT = "tiddly.changes.cursor"
 _CURSOR_VERSION = b"1"
@@ -160,7 +155,6 @@ def record_changes(records: Sequence[ChangeRecord]) -> list[Change]:
         rows[0].save(force_insert=True)
     else:
         rows = Change.objects.bulk_create(rows, batch_size=1000)
-    changes_recorded.send(sender=Change, changes=rows)
     return rows
 
 

@@ -176,41 +176,53 @@ def dispatch() -> int:
     return made
 
 
-@transaction.atomic
 def _dispatch_page(hook_id: Any) -> tuple[int, bool]:
-    """One page of one webhook's feed: its deliveries, their queued attempts and the webhook's
-    new position, committed together. Another worker on it already: skipped."""
-    hook = (
-        Webhook.objects.select_for_update(skip_locked=True).filter(pk=hook_id, active=True).first()
-    )
+    """One page of one webhook's feed: read outside any transaction (an idle feed costs no
+    write), then its deliveries, their queued attempts and the webhook's new position committed
+    together — unless another worker moved the position meanwhile (it did this page)."""
+    hook = Webhook.objects.filter(pk=hook_id, active=True).first()
     if hook is None:
         return 0, False
     since = changelog.Position(hook.fed_xid, hook.fed_change_id)
+    page = _feed_page(hook, since)
+    if page.next_position == since:
+        return 0, False
+    with transaction.atomic():
+        locked = Webhook.objects.select_for_update().filter(
+            pk=hook_id, active=True, fed_xid=since.xid, fed_change_id=since.id
+        )
+        if locked.first() is None:
+            return 0, False
+        rows = [
+            WebhookDelivery(webhook=hook, change=change, event=f"item.{change.action}")
+            for change in page.changes
+            if hook.wants(change)
+        ]
+        if rows:
+            WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
+            made = WebhookDelivery.objects.filter(
+                webhook=hook, change__in=page.changes, status=DeliveryStatus.PENDING
+            )
+            _schedule(list(made.order_by("change_id").values_list("pk", flat=True)))
+        xid, change_id = page.next_position
+        locked.update(fed_xid=xid, fed_change_id=change_id)
+    return len(rows), page.has_more
+
+
+def _feed_page(hook: Webhook, since: changelog.Position) -> changelog.FeedPage:
     types = item_types.type_names()
     try:
-        page = changelog.read_feed(
+        return changelog.read_feed(
             owner_id=hook.owner_id, since=since, types=types, limit=DISPATCH_PAGE
         )
-    except CursorExpired:  # the worker was off longer than the changes are kept
+    except CursorExpired:  # the workers were off longer than changes are kept
         logger.warning("Webhook %s: changes after its position were pruned", hook.pk)
-        since = changelog.pruned_through()
-        page = changelog.read_feed(
-            owner_id=hook.owner_id, since=since, types=types, limit=DISPATCH_PAGE
+        return changelog.read_feed(
+            owner_id=hook.owner_id,
+            since=changelog.pruned_through(),
+            types=types,
+            limit=DISPATCH_PAGE,
         )
-    rows = [
-        WebhookDelivery(webhook=hook, change=change, event=f"item.{change.action}")
-        for change in page.changes
-        if hook.wants(change)
-    ]
-    if rows:
-        WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
-        made = WebhookDelivery.objects.filter(
-            webhook=hook, change__in=[row.change for row in rows], status=DeliveryStatus.PENDING
-        )
-        _schedule(list(made.order_by("change_id").values_list("pk", flat=True)))
-    hook.fed_xid, hook.fed_change_id = page.next_position
-    hook.save(update_fields=["fed_xid", "fed_change_id"])
-    return len(rows), page.has_more
 
 
 register_poller(dispatch)

@@ -87,3 +87,22 @@ def test_an_item_another_worker_indexed_meanwhile_is_left_as_it_wrote_it(api: An
     }
     assert SearchChunk.objects.filter(item_id=mine, model=watched.model).exists()
     assert not SearchDirty.objects.exists()
+
+
+@pytest.mark.django_db
+def test_writes_only_mark_and_the_poller_queues_one_run(api: Any) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    runs = DBTaskResult.objects.filter(task_path=search_index.index_task.module_path)
+    runs.delete()
+    for n in range(5):
+        make_note(api, f"Note {n}", "text")
+    assert runs.count() == 0  # no queue row per write
+    assert SearchDirty.objects.count() == 5
+    search_index.poll_marks()
+    search_index.poll_marks()  # one run is queued already: not another
+    assert runs.count() == 1
+    search_index.index_pending()
+    runs.update(status="SUCCESSFUL")
+    search_index.poll_marks()  # nothing marked any more: nothing queued
+    assert runs.count() == 1

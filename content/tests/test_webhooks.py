@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -195,6 +196,18 @@ def test_a_write_queues_nothing_and_the_dispatch_makes_its_deliveries(
         d.message_id for d in WebhookDelivery.objects.all()
     }
     assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {"delivered"}
+
+
+def test_a_dispatch_with_nothing_new_writes_nothing(api: APIClient, receiver: Receiver) -> None:
+    hook = _hook(api, receiver)
+    _note(api)
+    assert webhooks.dispatch() == 1
+    position = Webhook.objects.values_list("fed_xid", "fed_change_id").get(pk=hook["id"])
+    with CaptureQueriesContext(connection) as queries:
+        assert webhooks.dispatch() == 0
+    writes = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith("SELECT")]
+    assert writes == []  # an idle feed costs each worker loop reads only
+    assert Webhook.objects.values_list("fed_xid", "fed_change_id").get(pk=hook["id"]) == position
 
 
 def test_a_webhook_gets_only_what_changes_after_it_is_made_or_re_enabled(
