@@ -377,11 +377,12 @@ def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: fl
 
         rng_np = np.random.default_rng(0)
         n = args.synthetic
+        codes, factor = semantic.pack(rng_np.integers(-127, 128, size=(n, 256), dtype=np.int8))
         index = semantic.OwnerIndex(
             generation=0,
             model="x",
-            vectors=rng_np.integers(-127, 128, size=(n, 256), dtype=np.int8),
-            scales=np.full(n, 1 / 127 / 16, np.float32),
+            codes=codes,
+            scales=(factor / 127 / 16).astype(np.float32),
             item_of=(np.arange(n) // 38).astype(np.int32),
             field=np.ones(n, np.int8),
             start_line=np.ones(n, np.int32),
@@ -389,19 +390,20 @@ def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: fl
             start_char=np.zeros(n, np.int64),
             chunk_id=np.arange(n, dtype=np.int64),
             items=[("note", i) for i in range(n // 38 + 1)],
+            packed=True,
         )
-        index.mean = semantic._mean(index.vectors)
-        index.sketch = semantic._sketch_rows(index.vectors, index.mean)
+        index.mean = semantic._mean(index)
+        index.sketch = semantic._sketch_rows(index, index.mean)
         samples = []
         for _ in range(args.queries):
-            q = rng_np.standard_normal(256).astype(np.float32)
-            q /= np.linalg.norm(q)
+            query = rng_np.standard_normal(256).astype(np.float32)
+            query /= np.linalg.norm(query)
             t = time.perf_counter()
-            semantic.item_ranking(index, q)
+            semantic.item_ranking(index, query)
             samples.append(time.perf_counter() - t)
         print(
             f"ranking kernel on {n} synthetic chunks: p50 {p50(samples):.1f} ms; matrix "
-            f"{index.vectors.nbytes / 2**20:.0f} MB + sketch {index.sketch.nbytes / 2**20:.0f} MB"
+            f"{index.codes.nbytes / 2**20:.0f} MB + sketch {index.sketch.nbytes / 2**20:.0f} MB"
         )
         rows.append(Row(f"ranking kernel on {n} synthetic chunks", p50(samples), "ms"))
 

@@ -1,6 +1,8 @@
-"""Migration operations that only apply on PostgreSQL (full-text search, TOAST compression).
+"""Migration operations that apply on one database only (PostgreSQL: full-text search, TOAST
+compression, trigrams; SQLite: the indexed content opening).
 
-SQLite has no tsvector; on it these operations do nothing and lists fall back to substring search.
+SQLite has no tsvector; on it the PostgreSQL operations do nothing and lists fall back to substring
+search.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]
     return forward, backward
 
 
-#: The stored, generated column holding the content's opening (PostgreSQL; see
-#: ``content_trigram_sql``): what typo tolerance and hybrid search's keyword leg search.
+#: The generated column holding the content's lowercased opening (PostgreSQL: stored, see
+#: ``content_trigram_sql``; SQLite: virtual, see ``sqlite_opening_sql``): what typo tolerance and
+#: hybrid search's keyword leg search.
 OPENING_COLUMN = "content_opening"
 
 
@@ -74,13 +77,48 @@ def content_trigram_sql(table: str) -> tuple[str, str]:
     return forward, backward
 
 
-class RunPostgresSQL(migrations.RunSQL):
-    """``RunSQL`` that is skipped on databases other than PostgreSQL."""
+def sqlite_opening_sql(table: str) -> tuple[str, str]:
+    """SQLite: a virtual generated column of the content's lowercased opening (the same
+    expression as PostgreSQL's) and an index of (owner, opening). A LIKE over an owner's openings
+    then reads only the index's entries (the rowid is in every entry: the index covers the
+    query), never the table's rows, whose contents may be megabytes each. Virtual, because
+    SQLite cannot add a stored column to an existing table; the index stores the values.
+
+    Django rebuilds a SQLite table for some later ``AlterField``s and would drop this column and
+    its index, which its model does not declare: a later migration touching these tables must
+    re-run this operation (``test_the_opening_index_covers_the_hybrid_keyword_leg`` fails if it
+    does not)."""
+    forward = (
+        f'ALTER TABLE "{table}" ADD COLUMN {OPENING_COLUMN} text '
+        # SQLite has no left(); its lower() folds ASCII only, as its LIKE does.
+        f"GENERATED ALWAYS AS (lower(substr(coalesce(content, ''), 1, {FTS_CONTENT_CHARS}))) "
+        "VIRTUAL; "
+        f'CREATE INDEX "{table}_opening" ON "{table}" (owner_id, {OPENING_COLUMN});'
+    )
+    backward = (
+        f'DROP INDEX IF EXISTS "{table}_opening"; '
+        f'ALTER TABLE "{table}" DROP COLUMN {OPENING_COLUMN};'
+    )
+    return forward, backward
+
+
+class RunVendorSQL(migrations.RunSQL):
+    """``RunSQL`` that is skipped on databases other than ``vendor``."""
+
+    vendor = ""
 
     def database_forwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
-        if schema_editor.connection.vendor == "postgresql":
+        if schema_editor.connection.vendor == self.vendor:
             super().database_forwards(app_label, schema_editor, *args)
 
     def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
-        if schema_editor.connection.vendor == "postgresql":
+        if schema_editor.connection.vendor == self.vendor:
             super().database_backwards(app_label, schema_editor, *args)
+
+
+class RunPostgresSQL(RunVendorSQL):
+    vendor = "postgresql"
+
+
+class RunSQLiteSQL(RunVendorSQL):
+    vendor = "sqlite"

@@ -55,9 +55,10 @@ class ListParams:
     # A saved filter (SPEC §11): its tag groups (OR of ANDs) and item types; None = no filter.
     filter_groups: tuple[tuple[str, ...], ...] | None = None
     filter_types: tuple[str, ...] | None = None
-    # PostgreSQL: False matches ``q`` in the full-text index (content's indexed opening) and as a
-    # substring of the short fields only, never scanning whole contents — the keyword leg of
-    # hybrid search, whose meaning leg covers every line (SPEC §16). SQLite always scans.
+    # False matches ``q`` in the content's indexed opening (PostgreSQL: and the full-text index)
+    # and as a substring of the short fields only, never scanning whole contents — the keyword leg
+    # of hybrid search, whose meaning leg covers every line (SPEC §16). SQLite scans whole
+    # contents for a non-ASCII ``q`` (its case folding is done in Python).
     q_whole_content: bool = True
 
     def includes(self, type_name: str) -> bool:
@@ -139,7 +140,7 @@ def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
     if params.filter_groups:
         qs = qs.filter(groups_q(model, params.filter_groups))
     if params.q:
-        qs = _search(qs, model, params.q, whole_content=params.q_whole_content)
+        qs = _search(qs, model, params.q, owner, whole_content=params.q_whole_content)
     else:
         qs = qs.annotate(rank=Value(0.0, output_field=FloatField()))
     return qs
@@ -165,8 +166,10 @@ def groups_q(model: type[Item], groups: tuple[tuple[str, ...], ...]) -> Q:
     return condition
 
 
-def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
-    qs, substring = substring_q(qs, model, q, whole_content=whole_content)
+def _search(
+    qs: QuerySet, model: type[Item], q: str, owner: Any, *, whole_content: bool = True
+) -> QuerySet:
+    qs, substring = substring_q(qs, model, q, owner, whole_content=whole_content)
     if not uses_fts():
         if not q.isascii():
             qs, substring = _folded_substring(qs, model, q)
@@ -190,25 +193,38 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
 
 
 def substring_q(
-    qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True
+    qs: QuerySet, model: type[Item], q: str, owner: Any, *, whole_content: bool = True
 ) -> tuple[QuerySet, Q]:
     """``q`` as a case-insensitive substring of any of the type's search fields; with
-    ``whole_content=False`` on PostgreSQL only the content's indexed opening is searched."""
+    ``whole_content=False`` only the content's indexed opening is searched (SQLite: for an ASCII
+    ``q``, the opening being folded as SQLite folds, ASCII only)."""
     substring = Q()
+    opening = not whole_content and (uses_fts() or q.isascii())
     for name in model.search_fields:
-        if name != "content" or whole_content or not uses_fts():
+        if name != "content" or not opening:
             substring |= Q(**{f"{name}__icontains": q})
-        else:  # the content's indexed opening (trigram GIN index), not the whole text
-            substring |= Q(pk__in=_opening_contains(model, q))
+        else:  # the content's indexed opening, not the whole text
+            substring |= Q(pk__in=_opening_contains(owner, model, q))
     return qs, substring
 
 
-def _opening_contains(model: type[Item], q: str) -> QuerySet:
-    """PostgreSQL: the ids of items in whose content's first FTS_CONTENT_CHARS characters ``q``
-    occurs (case-insensitively) — a subquery the trigram GIN index on exactly that expression
-    answers, so a huge content costs no more than a small one."""
+def _opening_contains(owner: Any, model: type[Item], q: str) -> RawSQL:
+    """The ids of the owner's items in whose content's first FTS_CONTENT_CHARS characters ``q``
+    occurs (case-insensitively) — a subquery an index answers (PostgreSQL: the trigram GIN index
+    on the stored opening; SQLite: the (owner, opening) index, whose entries hold the openings,
+    named, as its planner would otherwise take another index on the owner and read every row),
+    so a huge content costs no more than a small one."""
     pattern = "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    return model.objects.extra(where=[f"{OPENING_COLUMN} LIKE %s"], params=[pattern]).values("pk")
+    table = model._meta.db_table
+    if uses_fts():  # the outer query keeps the owner's; the trigram index is selective as it is
+        return RawSQL(
+            f"SELECT id FROM \"{table}\" WHERE {OPENING_COLUMN} LIKE %s ESCAPE '\\'", [pattern]
+        )
+    return RawSQL(
+        f'SELECT id FROM "{table}" INDEXED BY "{table}_opening" '
+        f"WHERE owner_id = %s AND {OPENING_COLUMN} LIKE %s ESCAPE '\\'",
+        [getattr(owner, "pk", owner), pattern],
+    )
 
 
 class _CaseFold(Func):

@@ -174,7 +174,7 @@ def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = Tr
     for type_name in types:
         model = item_types.model_for(type_name)
         qs, condition = queries.substring_q(
-            queries.owned(owner, model), model, word, whole_content=whole_content
+            queries.owned(owner, model), model, word, owner, whole_content=whole_content
         )
         # One EXISTS per field, cheapest first: each stops at its first hit and each can use
         # its own index, which one OR of them all cannot.
@@ -464,13 +464,11 @@ def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
 
 
 def _word_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
-    """The first line holding ``word``. PostgreSQL looks in the stored, lowercased opening first:
-    reading a prefix of a large content decompresses only that prefix, lowercasing the whole
-    content decompresses (and copies) all of it."""
-    found = None
-    if queries.uses_fts():
-        opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
-        found = _word_match_in(item, StrIndex(opening, Value(word)), words)
+    """The first line holding ``word``, looked for in the lowercased opening first (PostgreSQL:
+    stored, and reading a prefix of a large content decompresses only that prefix; SQLite:
+    lowercasing 100 000 characters, not the whole content), then in the whole content."""
+    opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
+    found = _word_match_in(item, StrIndex(opening, Value(word)), words)
     return found or _word_match_in(item, StrIndex(Lower("content"), Value(word)), words)
 
 
