@@ -8,12 +8,13 @@ Lists never load ``content``: its length and the first 500 characters come from 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection
 from django.db.models import (
     CharField,
     Count,
@@ -140,7 +141,7 @@ def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
     if params.filter_groups:
         qs = qs.filter(groups_q(model, params.filter_groups))
     if params.q:
-        qs = _search(qs, model, params.q, owner, whole_content=params.q_whole_content)
+        qs = _search(qs, model, params.q, whole_content=params.q_whole_content)
     else:
         qs = qs.annotate(rank=Value(0.0, output_field=FloatField()))
     return qs
@@ -166,10 +167,8 @@ def groups_q(model: type[Item], groups: tuple[tuple[str, ...], ...]) -> Q:
     return condition
 
 
-def _search(
-    qs: QuerySet, model: type[Item], q: str, owner: Any, *, whole_content: bool = True
-) -> QuerySet:
-    qs, substring = substring_q(qs, model, q, owner, whole_content=whole_content)
+def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
+    qs, substring = substring_q(qs, model, q, whole_content=whole_content)
     if not uses_fts():
         if not q.isascii():
             qs, substring = _folded_substring(qs, model, q)
@@ -193,38 +192,99 @@ def _search(
 
 
 def substring_q(
-    qs: QuerySet, model: type[Item], q: str, owner: Any, *, whole_content: bool = True
+    qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True
 ) -> tuple[QuerySet, Q]:
     """``q`` as a case-insensitive substring of any of the type's search fields; with
-    ``whole_content=False`` only the content's indexed opening is searched (SQLite: for an ASCII
-    ``q``, the opening being folded as SQLite folds, ASCII only)."""
+    ``whole_content=False`` only the content's indexed opening is searched, and on SQLite (for an
+    ASCII ``q``: its index folds as SQLite does, ASCII only) the short fields through their index
+    too."""
+    if not whole_content and not uses_fts() and q.isascii():
+        return qs, Q(pk__in=_indexed_hits(model, q))
     substring = Q()
-    opening = not whole_content and (uses_fts() or q.isascii())
     for name in model.search_fields:
-        if name != "content" or not opening:
+        if name != "content" or whole_content:
             substring |= Q(**{f"{name}__icontains": q})
-        else:  # the content's indexed opening, not the whole text
-            substring |= Q(pk__in=_opening_contains(owner, model, q))
+        else:  # PostgreSQL: the content's indexed opening, not the whole text
+            substring |= Q(pk__in=_opening_contains(model, q))
     return qs, substring
 
 
-def _opening_contains(owner: Any, model: type[Item], q: str) -> RawSQL:
-    """The ids of the owner's items in whose content's first FTS_CONTENT_CHARS characters ``q``
-    occurs (case-insensitively) — a subquery an index answers (PostgreSQL: the trigram GIN index
-    on the stored opening; SQLite: the (owner, opening) index, whose entries hold the openings,
-    named, as its planner would otherwise take another index on the owner and read every row),
-    so a huge content costs no more than a small one."""
+def _opening_contains(model: type[Item], q: str) -> RawSQL:
+    """PostgreSQL: the ids of items in whose content's first FTS_CONTENT_CHARS characters ``q``
+    occurs (case-insensitively; the caller keeps the owner's) — a subquery the trigram GIN index
+    on exactly that stored opening answers, so a huge content costs no more than a small one."""
     pattern = "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     table = model._meta.db_table
-    if uses_fts():  # the outer query keeps the owner's; the trigram index is selective as it is
-        return RawSQL(
-            f"SELECT id FROM \"{table}\" WHERE {OPENING_COLUMN} LIKE %s ESCAPE '\\'", [pattern]
-        )
     return RawSQL(
-        f'SELECT id FROM "{table}" INDEXED BY "{table}_opening" '
-        f"WHERE owner_id = %s AND {OPENING_COLUMN} LIKE %s ESCAPE '\\'",
-        [getattr(owner, "pk", owner), pattern],
+        f"SELECT id FROM \"{table}\" WHERE {OPENING_COLUMN} LIKE %s ESCAPE '\\'", [pattern]
     )
+
+
+def _glob(q: str) -> str:
+    """``*q*`` for GLOB on a lowercased column, ``q``'s own ``*``, ``?`` and ``[`` literal. GLOB,
+    not LIKE: a LIKE with an ESCAPE clause is not handed to FTS5, and would scan."""
+    return "*" + re.sub(r"([*?\[])", r"[\1]", q.lower()) + "*"
+
+
+def _index_select(table: str, what: str, column: str) -> str:
+    # CROSS JOIN keeps SQLite to that order (the index first, then keys by primary key); its
+    # planner would otherwise scan the keys and probe the index with each.
+    return (
+        f'SELECT {what} FROM "{table}_search" f CROSS JOIN "{table}_search_key" k '
+        f"ON k.key = f.rowid WHERE f.{column} GLOB %s"
+    )
+
+
+def _indexed_hits(model: type[Item], q: str) -> RawSQL:
+    """SQLite: the ids of items whose short fields or content's opening hold ``q``
+    (case-insensitively; the caller keeps the owner's), from the FTS5 trigram index of
+    ``content.dbops.sqlite_opening_sql``."""
+    table = model._meta.db_table
+    union = " UNION ".join(_index_select(table, "k.id", c) for c in ("head", "opening"))
+    return RawSQL(union, [_glob(q)] * 2)
+
+
+OCCURS_MS = 20  # SQLite: time budget of ``indexed_occurs``
+
+
+def indexed_occurs(owner: Any, model: type[Item], word: str) -> bool:
+    """SQLite: whether ``word`` is in the short fields or the content's opening of any of the
+    owner's items: the index's first hit of the owner's ends it, however common the word."""
+    table = model._meta.db_table
+    owned = f' CROSS JOIN "{table}" t ON t.id = k.id AND t.owner_id = %s'
+    union = " UNION ALL ".join(
+        _index_select(table, "1", c).replace(" WHERE", owned + " WHERE")
+        for c in ("head", "opening")
+    )
+    deadline = time.monotonic() + OCCURS_MS / 1000
+    connection.ensure_connection()
+    raw = connection.connection
+    # A word whose trigrams are common but which occurs nowhere ("nodes" among notes on "node"
+    # and "design") makes SQLite check every candidate's opening: past the budget the lookup
+    # stops, and the word counts as found (left as written, as the PostgreSQL lookup does).
+    raw.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"{union} LIMIT 1", [owner.pk, _glob(word)] * 2)
+            return cursor.fetchone() is not None
+    except OperationalError:  # interrupted at the budget
+        return True
+    finally:
+        raw.set_progress_handler(None, 0)
+
+
+def indexed_opening(model: type[Item], pk: Any) -> tuple[str, str] | None:
+    """SQLite: an item's content opening, lowercased and as written, from its index row
+    (reading a prefix of a large content from the table would read all of it)."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT f.opening, f.raw FROM "{table}_search_key" k CROSS JOIN "{table}_search" f '
+            "ON f.rowid = k.key WHERE k.id = %s",
+            [model._meta.pk.get_db_prep_value(pk, connection)],
+        )
+        row = cursor.fetchone()
+    return (row[0] or "", row[1] or "") if row else None
 
 
 class _CaseFold(Func):

@@ -18,20 +18,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from django.db import OperationalError, connection, transaction
-from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models import Case, F, TextField, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
-from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
 
 from content import item_types
 from content.dbops import OPENING_COLUMN
 from content.errors import SearchUnavailable
-from content.models import Item, Tag
+from content.models import Item
 from content.models.search import SearchChunk, SearchDirty
 from content.queries import lists as queries
-from content.queries import semantic
+from content.queries import semantic, typos
 from content.queries.embeddings import ProviderUnavailable, provider
 from content.queries.semantic import ChunkHit
 from content.shapes import SearchMatch
@@ -65,7 +62,7 @@ def search(
     """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
     found = ranked_page(owner, types, params, mode=mode)
     out: dict[str, Any] = {
-        "results": results(owner, found.page, found.words),
+        "results": results(owner, found.page, found.words, whole_content=mode == "keyword"),
         "count": found.count,
     }
     if found.degraded:
@@ -90,7 +87,7 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
     meaning: list[Ranked] = []
     words = query_words(params.q)
     if mode in ("keyword", "hybrid"):
-        tolerant = tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
+        tolerant = typos.tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
         words = list(dict.fromkeys([*query_words(tolerant), *words]))
         # Hybrid's keyword leg stays on indexes (PostgreSQL): its meaning leg reaches every line.
         keyword = keyword_ranking(
@@ -127,7 +124,10 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
     each item loaded as the lists load it (no content; its length and head, tags) with its
     ``score`` and ``match``."""
     found = ranked_page(owner, types, params, mode=mode)
-    rows = {(r["type"], r["id"]): r for r in results(owner, found.page, found.words)}
+    rows = {
+        (r["type"], r["id"]): r
+        for r in results(owner, found.page, found.words, whole_content=mode == "keyword")
+    }
     items = queries._load(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
     out = []
     for item in items:
@@ -150,121 +150,6 @@ def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) ->
         Ranked(kind, pk, float(rank) if rank else (n - i) / max(n, 1), keyword=True)
         for i, (kind, pk, rank) in enumerate(ranked)
     ]
-
-
-def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool = True) -> str:
-    """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
-    nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
-    tags. Costs a query only when a word is missing, which a correct query never is.
-    ``whole_content=False`` (hybrid's keyword leg, PostgreSQL): "found" means in the full-text
-    index or the short fields, as that leg searches — no scan of whole contents."""
-    out = q
-    for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
-        if _occurs(owner, types, word, whole_content=whole_content):
-            continue
-        near = _nearest_word(owner, types, word.lower())
-        if near is not None:
-            out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
-    return out
-
-
-def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
-    """``word`` occurs as written (a substring, not a stemmed full-text match: a stem hides a
-    typo) in any of the owner's items of ``types``."""
-    for type_name in types:
-        model = item_types.model_for(type_name)
-        qs, condition = queries.substring_q(
-            queries.owned(owner, model), model, word, owner, whole_content=whole_content
-        )
-        # One EXISTS per field, cheapest first: each stops at its first hit and each can use
-        # its own index, which one OR of them all cannot.
-        if any(qs.filter(part).exists() for part in _parts(condition)):
-            return True
-    return False
-
-
-def _parts(condition: Q) -> list[Q]:
-    """The OR-ed parts of ``condition`` (a single condition is its own part)."""
-    if condition.connector == Q.OR and len(condition.children) > 1 and not condition.negated:
-        return [c if isinstance(c, Q) else Q(c) for c in condition.children]
-    return [condition]
-
-
-def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
-    vocabulary: set[str] = set()
-    for type_name in types:
-        model = item_types.model_for(type_name)
-        for title, description in queries.owned(owner, model).values_list("title", "description"):
-            vocabulary.update(
-                w.lower() for w in _WORDS.findall(f"{title or ''} {description or ''}")
-            )
-    vocabulary.update(
-        w.lower()
-        for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
-        for w in _WORDS.findall(name)
-    )
-    near = _nearest_in(word, vocabulary)
-    if near is None and queries.uses_fts():
-        # The content's words only when the short fields have none near: that lookup reads
-        # whole openings (up to 100 000 characters each) and costs tenths of a second.
-        near = _nearest_in(word, _content_words(owner, types, word))
-    return near
-
-
-def _nearest_in(word: str, vocabulary: set[str]) -> str | None:
-    best: tuple[float, str] | None = None
-    for candidate in vocabulary:
-        if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
-            continue
-        close = Levenshtein.distance(word, candidate, score_cutoff=1) <= 1
-        similarity = fuzz.ratio(word, candidate) / 100
-        if (close or similarity >= 0.8) and (best is None or similarity > best[0]):
-            best = (similarity, candidate)
-    return best[1] if best else None
-
-
-CONTENT_ITEMS = 20  # items whose content is searched for a near word
-CONTENT_WORDS_MS = 150  # time budget of that search
-WORD_SIMILARITY = 0.5
-
-
-def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
-    """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
-    whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
-    the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
-    nearest. Best effort within ``CONTENT_WORDS_MS``: similarity is computed over whole
-    openings (up to 100 000 characters each), so a common trigram set can cost tenths of a
-    second — past the budget the query is cancelled and the typo is looked up without them."""
-    found: set[str] = set()
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
-                "set_config('statement_timeout', %s, true)",
-                [str(WORD_SIMILARITY), f"{CONTENT_WORDS_MS}ms"],
-            )
-            _near_content_words(cursor, owner, types, word, found)
-    except OperationalError:  # cancelled at the budget (QueryCanceled)
-        logger.info("typo lookup in content over %s ms for %r: skipped", CONTENT_WORDS_MS, word)
-    return found
-
-
-def _near_content_words(
-    cursor: Any, owner: Any, types: list[str], word: str, found: set[str]
-) -> None:
-    for type_name in types:
-        table = item_types.model_for(type_name)._meta.db_table
-        cursor.execute(
-            f"""SELECT DISTINCT w FROM (
-                SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
-                    SELECT {OPENING_COLUMN} AS text FROM "{table}"
-                    WHERE owner_id = %s AND {OPENING_COLUMN} %%> %s LIMIT %s
-                ) AS near_items
-            ) AS words
-            WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
-            [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
-        )
-        found.update(w for (w,) in cursor.fetchall())
 
 
 def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
@@ -346,7 +231,12 @@ def fuse(keyword: list[Ranked], meaning: list[Ranked]) -> list[Ranked]:
 # --- match locations ----------------------------------------------------------------------------
 
 
-def results(owner: Any, page: list[Ranked], words: list[str]) -> list[dict[str, Any]]:
+def results(
+    owner: Any, page: list[Ranked], words: list[str], *, whole_content: bool = True
+) -> list[dict[str, Any]]:
+    """The page's rows with their ``match``; ``whole_content=False`` (hybrid): a keyword match
+    is looked for where that leg searched (the short fields and the content's opening), never
+    by reading a whole content."""
     items = _load(owner, page)
     out = []
     for r in page:
@@ -360,7 +250,7 @@ def results(owner: Any, page: list[Ranked], words: list[str]) -> list[dict[str, 
         if name_field:
             row["name"] = getattr(item, name_field)
         row["score"] = round(r.score, 6)
-        row["match"] = match_for(item, r, words)
+        row["match"] = match_for(item, r, words, whole_content=whole_content)
         out.append(row)
     return out
 
@@ -407,12 +297,14 @@ def _previews(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], str]:
     return {(t, i): preview for t, i, preview in rows}
 
 
-def match_for(item: Item, r: Ranked, words: list[str]) -> dict[str, Any]:
+def match_for(
+    item: Item, r: Ranked, words: list[str], *, whole_content: bool = True
+) -> dict[str, Any]:
     header = _header_match(item, words)
     if header is not None and (r.keyword or r.hit is None or r.hit.field == "header"):
         return header
     if r.keyword and words and (r.hit is None or r.hit.field == "header"):
-        found = _content_match(item, words)
+        found = _content_match(item, words, whole_content=whole_content)
         if found is not None:
             return found
     if r.hit is not None and r.hit.field == "content":
@@ -453,23 +345,50 @@ def _field_match(field: str, text: str, words: list[str]) -> dict[str, Any]:
     }
 
 
-def _content_match(item: Item, words: list[str]) -> dict[str, Any] | None:
+def _content_match(
+    item: Item, words: list[str], *, whole_content: bool = True
+) -> dict[str, Any] | None:
     """The first occurrence of the longest query word that occurs (a misspelt word does not,
     its near word does)."""
     for word in sorted(words, key=len, reverse=True)[:3]:
-        found = _word_match(item, word, words)
+        found = _word_match(item, word, words, whole_content=whole_content)
         if found is not None:
             return found
     return None
 
 
-def _word_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
+def _word_match(
+    item: Item, word: str, words: list[str], *, whole_content: bool = True
+) -> dict[str, Any] | None:
     """The first line holding ``word``, looked for in the lowercased opening first (PostgreSQL:
-    stored, and reading a prefix of a large content decompresses only that prefix; SQLite:
-    lowercasing 100 000 characters, not the whole content), then in the whole content."""
-    opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
-    found = _word_match_in(item, StrIndex(opening, Value(word)), words)
-    return found or _word_match_in(item, StrIndex(Lower("content"), Value(word)), words)
+    stored, and reading a prefix of a large content decompresses only that prefix; SQLite: from
+    the search index's row, as reading any of a large content reads all of it), then in the
+    whole content."""
+    if queries.uses_fts():
+        opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
+        found = _word_match_in(item, StrIndex(opening, Value(word)), words)
+    else:
+        found = _word_match_in_opening(item, word, words)
+    if found is not None or not whole_content:
+        return found
+    return _word_match_in(item, StrIndex(Lower("content"), Value(word)), words)
+
+
+def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
+    texts = queries.indexed_opening(type(item), item.pk)
+    position = texts[0].find(word) if texts else -1
+    if texts is None or position < 0:
+        return None
+    raw = texts[1]
+    start = max(position - 100, 0)
+    snippet = _cut(raw[start : start + SNIPPET], 0, leading=start > 0)
+    return {
+        "field": "content",
+        "start_line": raw.count("\n", 0, position) + 1,
+        "end_line": raw.count("\n", 0, position) + 1,
+        "snippet": snippet,
+        "highlights": highlights(snippet, words),
+    }
 
 
 def _word_match_in(item: Item, pos: StrIndex, words: list[str]) -> dict[str, Any] | None:

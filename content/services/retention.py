@@ -1,5 +1,6 @@
 """Retention, run on a schedule: the change feed and webhook deliveries (SPEC §17.1, §17.2),
-version history (SPEC §6) and the task queue's finished records.
+version history (SPEC §6) and the task queue's finished records; on SQLite, the query planner's
+statistics too.
 
 Every task worker queues ``prune_task`` when it starts and then once per ``TIDDLY_PRUNE_INTERVAL``
 seconds (``tiddly.tasks.register_periodic``), so `make run` alone keeps every table to its
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from django.db import connection
 from django_tasks import task
 
 from content.history import prune_all
@@ -38,9 +40,23 @@ def prune_expired() -> Pruned:
     }
 
 
+def refresh_statistics() -> None:
+    """SQLite: refresh the query planner's statistics (``ANALYZE``: 0.25 s for 10 000 notes and
+    480 000 search chunks). Without them SQLite guesses that an owner's index finds ten rows and
+    prefers it to the primary key for ``id IN (…)``, scanning every item of the owner to check
+    200 search hits. Not sampled (``analysis_limit``): a sample of 1 000 rows estimated 1 000
+    items an owner where there were 10 000, and the planner kept the owner's index.
+    PostgreSQL's autovacuum keeps its own statistics: nothing to do there."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+
 @task()
 def prune_task() -> Pruned:
-    return prune_expired()
+    pruned = prune_expired()
+    refresh_statistics()
+    return pruned
 
 
 register_periodic(prune_task, interval_setting="TIDDLY_PRUNE_INTERVAL")

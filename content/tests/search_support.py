@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from content.models.search import SearchDirty
-from content.queries import semantic
+from content.queries import semantic, typos
 from tiddly.tasks import run_tasks
 
 
@@ -15,7 +15,8 @@ from tiddly.tasks import run_tasks
 def _fresh_index(settings: Any, monkeypatch: Any) -> None:
     settings.TIDDLY_EMBEDDINGS = "local"
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    semantic.clear()  # owner ids repeat between tests; the process cache must not
+    semantic.clear()  # owner ids repeat between tests; the process caches must not
+    typos.clear()
 
 
 def make_note(api: Any, title: str, content: str, tags: list[str] | None = None) -> str:

@@ -1,6 +1,6 @@
 """Hybrid search's keyword leg reads the content's indexed opening, not whole contents (SPEC §16),
-on both databases: PostgreSQL's stored column with a trigram index, SQLite's virtual column with
-a covering (owner, opening) index."""
+on both databases: PostgreSQL's stored column with a trigram GIN index, SQLite's FTS5 trigram
+index kept by triggers."""
 
 from __future__ import annotations
 
@@ -24,8 +24,15 @@ def ranked(owner: Any, q: str, *, whole_content: bool) -> list[str]:
     return [str(r.item_id) for r in keyword_ranking(owner, ["note"], params)]
 
 
+def hits(model: Any, q: str) -> Any:
+    """The index's subquery: PostgreSQL's (content opening), SQLite's (short fields too)."""
+    if connection.vendor == "sqlite":
+        return lists._indexed_hits(model, q)
+    return lists._opening_contains(model, q)
+
+
 def opening_ids(owner: Any, q: str) -> list[str]:
-    ids = Note.objects.filter(owner=owner, pk__in=lists._opening_contains(owner, Note, q))
+    ids = Note.objects.filter(owner=owner, pk__in=hits(Note, q))
     return [str(pk) for pk in ids.values_list("pk", flat=True)]
 
 
@@ -38,28 +45,109 @@ def test_the_opening_is_searched_case_insensitively_and_owner_by_owner(
     assert ranked(owner, "zebrafish", whole_content=False) == [early]
     assert sorted(ranked(owner, "zebrafish", whole_content=True)) == sorted([early, deep])
     assert theirs not in ranked(owner, "zebrafish", whole_content=True)
-    # LIKE's wildcards in the query are literal.
-    assert opening_ids(owner, "drain%nodes") == []
-    assert opening_ids(owner, "drain_the") == []
+    # LIKE's and GLOB's wildcards in the query are literal.
+    for wild in ("drain%nodes", "drain_the", "drain*nodes", "drain?the", "[d]rain"):
+        assert opening_ids(owner, wild) == [], wild
     assert opening_ids(owner, "drain the") == [early]
+    marked = make_note(api, "Marks", "Costs *50%* of [the] total? _yes_")
+    for literal in ("*50%*", "[the]", "total?", "_yes_"):
+        assert opening_ids(owner, literal) == [marked], literal
+    # The index follows edits, bulk writes and deletes.
     Note.objects.filter(pk=early).update(content="Now about something else.")
-    assert ranked(owner, "zebrafish", whole_content=False) == []  # the opening follows edits
+    assert ranked(owner, "zebrafish", whole_content=False) == []
+    assert opening_ids(owner, "something else") == [early]
+    Note.objects.filter(pk=early).update(title="Renamed")  # content untouched: still indexed
+    assert opening_ids(owner, "something else") == [early]
+    if connection.vendor == "sqlite":  # SQLite's index holds the short fields too
+        assert opening_ids(owner, "renamed") == [early]
+        assert opening_ids(owner, "ops") == []
+    Note.objects.bulk_create([Note(owner=owner, title="Bulk", content="Quokka colony")])
+    assert len(opening_ids(owner, "quokka")) == 1
+    Note.objects.filter(pk=early).delete()
+    assert opening_ids(owner, "something else") == []
 
 
 def test_the_opening_index_covers_the_hybrid_keyword_leg(owner: Any) -> None:
-    """The plan reads the index, not the table (whose rows hold whole contents). Fails if a
-    later migration rebuilt the table and dropped the column or its index."""
-    subquery = lists._opening_contains(owner, Note, "kubern")
+    """The plan reads the index, not the table (whose rows hold whole contents)."""
+    subquery = hits(Note, "kubern")
     sql, params = subquery.sql, subquery.params
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
             plan = " ".join(str(row[-1]) for row in cursor.fetchall())
-            # (SQLite reads an indexed virtual column from the index entry: no table row is read,
-            # though its plan does not call the index covering.)
-            assert "USING INDEX content_note_opening (owner_id=?)" in plan, plan
+            # The FTS5 trigram index first (head, then opening), then each hit's key by
+            # primary key.
+            assert plan.count("SCAN f VIRTUAL TABLE INDEX 0:G") == 2, plan
+            assert plan.count("SEARCH k USING INTEGER PRIMARY KEY") == 2, plan
         else:
             cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute(f"EXPLAIN {sql}", params)
             plan = " ".join(row[0] for row in cursor.fetchall())
             assert "content_note_content_trgm" in plan, plan
+
+
+def test_content_is_the_last_column_on_sqlite() -> None:
+    """SQLite reads a row's columns in order: a column after a large content costs a walk of its
+    overflow pages (content.dbops.sqlite_opening_sql)."""
+    tables = ["content_note", "content_bookmark", "prompts_prompt"]
+    with connection.cursor() as cursor:
+        for table in tables:
+            columns = [
+                c.name for c in connection.introspection.get_table_description(cursor, table)
+            ]
+            stored = [c for c in columns if c != "content_opening"]
+            if connection.vendor == "sqlite":
+                assert stored[-1] == "content", (table, columns)
+            assert "content" in stored
+
+
+def test_planner_statistics_make_a_hit_list_use_the_primary_key(owner: Any) -> None:
+    """The maintenance task's ANALYZE (SQLite): checking a page of hits against the filters
+    reads those rows by primary key instead of every item of the owner."""
+    from content.models import ItemState
+    from content.services.retention import refresh_statistics
+
+    Note.objects.bulk_create([Note(owner=owner, title=f"n{i}", content="x") for i in range(300)])
+    ids = list(Note.objects.values_list("pk", flat=True)[:5])
+    params = lists.ListParams(views=[ItemState.ACTIVE])
+    qs = lists._filtered(owner, Note, params).filter(pk__in=ids).values_list("pk", flat=True)
+    refresh_statistics()
+    sql, query_params = qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            ("EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN ") + sql,
+            query_params,
+        )
+        plan = " ".join(str(row[-1]) for row in cursor.fetchall())
+    if connection.vendor == "sqlite":
+        assert "USING INDEX sqlite_autoindex_content_note_1 (id=?)" in plan, plan
+    assert sorted(map(str, qs)) == sorted(map(str, ids))
+
+
+def test_a_keyword_match_in_the_opening_keeps_its_case_and_line(api: Any, owner: Any) -> None:
+    lines = [f"Line {i} of the runbook." for i in range(40)]
+    lines[30] = "Then run PG_DUMP --Format=custom on the replica."
+    pk = make_note(api, "Runbook", "\n".join(lines))
+    response = api.get("/api/search/", {"q": "pg_dump", "mode": "keyword"})
+    assert response.status_code == 200
+    (result,) = response.json()["results"]
+    assert result["id"] == pk
+    match = result["match"]
+    assert (match["field"], match["start_line"], match["end_line"]) == ("content", 31, 31)
+    assert "Then run PG_DUMP --Format=custom" in match["snippet"]
+    start, end = match["highlights"][0]
+    assert match["snippet"][start:end] == "PG_DUMP"
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 lookup and its budget")
+def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any, monkeypatch: Any) -> None:
+    """Every note holds the trigrams of "nodes" ("node", "design") but none the word: each
+    candidate's opening is checked. Within budget the answer is exact; past it, "found"."""
+    Note.objects.bulk_create(
+        [Note(owner=owner, title=f"n{i}", content="node design " * 20) for i in range(1000)]
+    )
+    assert lists.indexed_occurs(owner, Note, "design") is True
+    assert lists.indexed_occurs(owner, Note, "nodes") is False
+    monkeypatch.setattr(lists, "OCCURS_MS", -1)  # already past
+    assert lists.indexed_occurs(owner, Note, "nodes") is True
+    assert Note.objects.count() == 1000  # and the connection still works

@@ -74,7 +74,7 @@ def test_the_trigram_index_serves_the_near_word_lookup() -> None:
 @postgres_only
 def test_the_content_word_lookup_is_cancelled_at_its_budget(owner: Any, monkeypatch: Any) -> None:
     from content.models import Note
-    from content.queries import search as ranked
+    from content.queries import typos as ranked
 
     finished = []
 

@@ -1,5 +1,5 @@
-"""SQLite: the prompt content's lowercased opening as an indexed virtual column (see
-content/migrations/0011)."""
+"""SQLite: a prompt's ``content`` becomes the last column, and its short fields and content's
+opening get an FTS5 trigram index (see content/migrations/0011)."""
 
 from django.db import migrations
 
@@ -8,4 +8,6 @@ from content.dbops import RunSQLiteSQL, sqlite_opening_sql
 
 class Migration(migrations.Migration):
     dependencies = [("prompts", "0003_content_trigrams")]
-    operations = [RunSQLiteSQL(*sqlite_opening_sql("prompts_prompt"))]
+    operations = [
+        RunSQLiteSQL(*sqlite_opening_sql("prompts_prompt", ("title", "description", "name")))
+    ]

@@ -1,0 +1,180 @@
+"""Typo tolerance (SPEC §16): a word of 5+ letters found in none of the owner's items is replaced
+by its nearest word from their titles, descriptions and tags (and, on PostgreSQL with pg_trgm, from
+their contents' openings)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from django.db import OperationalError, connection, transaction
+from django.db.models import Q
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from content import item_types
+from content.dbops import OPENING_COLUMN
+from content.models import Tag
+from content.queries import lists as queries
+
+_WORDS = re.compile(r"\w+")
+
+logger = logging.getLogger(__name__)
+
+
+def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool = True) -> str:
+    """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
+    nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
+    tags. Costs a query only when a word is missing, which a correct query never is.
+    ``whole_content=False`` (hybrid's keyword leg): "found" means in the short fields or the
+    content's indexed opening, as that leg searches — no scan of whole contents."""
+    out = q
+    for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
+        if _occurs(owner, types, word, whole_content=whole_content):
+            continue
+        near = _nearest_word(owner, types, word.lower())
+        if near is not None:
+            out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
+    return out
+
+
+def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
+    """``word`` occurs as written (a substring, not a stemmed full-text match: a stem hides a
+    typo) in any of the owner's items of ``types``."""
+    for type_name in types:
+        model = item_types.model_for(type_name)
+        if not whole_content and not queries.uses_fts() and word.isascii():
+            if queries.indexed_occurs(owner, model, word):  # SQLite: one index lookup
+                return True
+            continue
+        qs, condition = queries.substring_q(
+            queries.owned(owner, model), model, word, whole_content=whole_content
+        )
+        # One EXISTS per field, cheapest first: each stops at its first hit and each can use
+        # its own index, which one OR of them all cannot.
+        if any(qs.filter(part).exists() for part in _parts(condition)):
+            return True
+    return False
+
+
+def _parts(condition: Q) -> list[Q]:
+    """The OR-ed parts of ``condition`` (a single condition is its own part)."""
+    if condition.connector == Q.OR and len(condition.children) > 1 and not condition.negated:
+        return [c if isinstance(c, Q) else Q(c) for c in condition.children]
+    return [condition]
+
+
+def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
+    vocabulary = set(_short_field_words(owner, types))
+    vocabulary.update(
+        w.lower()
+        for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
+        for w in _WORDS.findall(name)
+    )
+    near = _nearest_in(word, vocabulary)
+    if near is None and queries.uses_fts():
+        # The content's words only when the short fields have none near: that lookup reads
+        # whole openings (up to 100 000 characters each) and costs tenths of a second.
+        near = _nearest_in(word, _content_words(owner, types, word))
+    return near
+
+
+_VOCABULARIES = 8  # owners' title/description vocabularies kept per process
+_vocabularies: OrderedDict[tuple[Any, tuple[str, ...]], tuple[Any, frozenset[str]]] = OrderedDict()
+_vocabularies_lock = threading.Lock()
+
+
+def clear() -> None:
+    with _vocabularies_lock:
+        _vocabularies.clear()
+
+
+def _short_field_words(owner: Any, types: list[str]) -> frozenset[str]:
+    """The words of the titles and descriptions of the owner's items of ``types``, kept per
+    process while the items' count and latest ``updated_at`` stay the same (two index reads a
+    type): reading and splitting 10 000 titles and descriptions costs ~90 ms a search."""
+    key = (owner.pk, tuple(types))
+    version = tuple(
+        (
+            owned.count(),  # counted on an index, the latest read from the owner's index
+            owned.order_by("-updated_at").values_list("updated_at", flat=True).first(),
+        )
+        for owned in (queries.owned(owner, item_types.model_for(t)) for t in types)
+    )
+    with _vocabularies_lock:
+        cached = _vocabularies.get(key)
+        if cached is not None and cached[0] == version:
+            _vocabularies.move_to_end(key)
+            return cached[1]
+    words: set[str] = set()
+    for type_name in types:
+        rows = queries.owned(owner, item_types.model_for(type_name)).values_list(
+            "title", "description"
+        )
+        for title, description in rows:
+            words.update(_WORDS.findall(f"{title or ''} {description or ''}".lower()))
+    vocabulary = frozenset(words)
+    with _vocabularies_lock:
+        _vocabularies[key] = (version, vocabulary)
+        while len(_vocabularies) > _VOCABULARIES:
+            _vocabularies.popitem(last=False)
+    return vocabulary
+
+
+def _nearest_in(word: str, vocabulary: set[str]) -> str | None:
+    best: tuple[float, str] | None = None
+    for candidate in vocabulary:
+        if len(candidate) < 4 or abs(len(candidate) - len(word)) > 2:
+            continue
+        close = Levenshtein.distance(word, candidate, score_cutoff=1) <= 1
+        similarity = fuzz.ratio(word, candidate) / 100
+        if (close or similarity >= 0.8) and (best is None or similarity > best[0]):
+            best = (similarity, candidate)
+    return best[1] if best else None
+
+
+CONTENT_ITEMS = 20  # items whose content is searched for a near word
+CONTENT_WORDS_MS = 150  # time budget of that search
+WORD_SIMILARITY = 0.5
+
+
+def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
+    """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
+    whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
+    the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
+    nearest. Best effort within ``CONTENT_WORDS_MS``: similarity is computed over whole
+    openings (up to 100 000 characters each), so a common trigram set can cost tenths of a
+    second — past the budget the query is cancelled and the typo is looked up without them."""
+    found: set[str] = set()
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
+                "set_config('statement_timeout', %s, true)",
+                [str(WORD_SIMILARITY), f"{CONTENT_WORDS_MS}ms"],
+            )
+            _near_content_words(cursor, owner, types, word, found)
+    except OperationalError:  # cancelled at the budget (QueryCanceled)
+        logger.info("typo lookup in content over %s ms for %r: skipped", CONTENT_WORDS_MS, word)
+    return found
+
+
+def _near_content_words(
+    cursor: Any, owner: Any, types: list[str], word: str, found: set[str]
+) -> None:
+    for type_name in types:
+        table = item_types.model_for(type_name)._meta.db_table
+        cursor.execute(
+            f"""SELECT DISTINCT w FROM (
+                SELECT regexp_split_to_table(text, '[^[:alnum:]_]+') AS w FROM (
+                    SELECT {OPENING_COLUMN} AS text FROM "{table}"
+                    WHERE owner_id = %s AND {OPENING_COLUMN} %%> %s LIMIT %s
+                ) AS near_items
+            ) AS words
+            WHERE length(w) BETWEEN %s AND %s AND similarity(w, %s) >= 0.3""",
+            [owner.pk, word, CONTENT_ITEMS, max(len(word) - 2, 4), len(word) + 2, word],
+        )
+        found.update(w for (w,) in cursor.fetchall())
