@@ -248,6 +248,9 @@ def main() -> None:
         user = build(args, rows)
     else:
         print("reusing the corpus of an earlier --reuse run", flush=True)
+        from content.services.retention import refresh_statistics
+
+        refresh_statistics()
     time_searches(args, rows, user, idle)
     if not args.no_quality:
         quality(rows)
@@ -319,6 +322,11 @@ def build(args: argparse.Namespace, rows: list[Row]) -> Any:
         flush=True,
     )
     rows.append(Row(f"index {args.big} notes of {args.big_lines} lines", big, "s"))
+    # What the task workers do when they start and every hour, and an import of 1 000 items:
+    # SQLite's planner statistics (PostgreSQL's autovacuum keeps its own).
+    from content.services.retention import refresh_statistics
+
+    refresh_statistics()
     return user
 
 

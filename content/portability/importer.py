@@ -56,12 +56,14 @@ from content.queries import ItemRef, Owner
 from content.services import capture as capture_service
 from content.services import relationships
 from content.services.relationships import End
+from content.services.retention import refresh_statistics
 from tiddly.errors import TiddlyError
 from tiddly.scopes import require_scope, scope_for, writable_areas
 
 FORMATS = ("json", "netscape")
 CONFLICT_CHOICES = ("skip", "update")
 BATCH_SIZE = 1000
+STATISTICS_AFTER = 1000  # items created by one import that refresh SQLite's planner statistics
 ELLIPSIS = "…"
 # What an update from the file may change besides the type's own fields.
 COMMON_FIELDS = ("title", "description", "content", "archived_at")
@@ -185,6 +187,9 @@ def import_items(
             importer.add_relationships(document.relationships)
         if capture:
             capture_service.request_captures(bookmarks=importer.created_bookmarks)
+    if sum(report.created.values()) >= STATISTICS_AFTER:
+        # A large import changes the tables' shape now, not at the next hourly refresh.
+        refresh_statistics()
     return report
 
 

@@ -315,3 +315,17 @@ def test_a_read_only_token_cannot_import(owner: Any) -> None:
     assert response.status_code == 403
     assert "the 'content:write' or 'prompts:write' scope" in response.json()["message"]
     assert Bookmark.objects.count() == 0
+
+
+@pytest.mark.parametrize(("threshold", "refreshes"), [(5, 1), (6, 0)])
+def test_a_large_import_refreshes_the_planner_statistics(
+    api: Any, monkeypatch: Any, threshold: int, refreshes: int
+) -> None:
+    from content.portability import importer
+
+    calls: list[bool] = []
+    monkeypatch.setattr(importer, "STATISTICS_AFTER", threshold)
+    monkeypatch.setattr(importer, "refresh_statistics", lambda: calls.append(True))
+    upload(api, fixture("firefox.html"))  # creates 5 bookmarks
+    assert Bookmark.objects.count() == 5
+    assert len(calls) == refreshes
