@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -189,6 +190,20 @@ class Server:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def bench_env(db_url: str) -> dict[str, str]:
+    """The environment a benchmarked server runs with: production settings on ``db_url``."""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=db_url,
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY="bench-" + uuid.uuid4().hex,
+        TIDDLY_THROTTLE_ENABLED="0",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
 
 
 def make_client(base_url: str, token: str, timeout: float = 120) -> httpx.Client:

@@ -27,7 +27,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +41,7 @@ from harness import (
     Bench,
     Scenario,
     Server,
+    bench_env,
     free_port,
     log,
     percentile,
@@ -187,15 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.db_name.isidentifier():
             raise SystemExit(f"--db-name must be a plain identifier, not {args.db_name!r}")
         db_url, vendor, db_version = prepare_database(args.database_url, workdir, args.db_name)
-        env = dict(os.environ)
-        env.update(
-            DATABASE_URL=db_url,
-            DJANGO_DEBUG="0",
-            DJANGO_SECRET_KEY="bench-" + uuid.uuid4().hex,
-            TIDDLY_THROTTLE_ENABLED="0",
-            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-            PYTHONUNBUFFERED="1",
-        )
+        env = bench_env(db_url)
         env.update(server_env(scenarios))
         server = Server(env, workdir, args.port or free_port(), app_dir)
         atexit.register(server.stop)

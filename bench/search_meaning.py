@@ -227,6 +227,11 @@ def main() -> None:
     ap.add_argument("--synthetic", type=int, default=0, help="also time the kernel on N chunks")
     ap.add_argument("--no-quality", action="store_true", help="skip the recall@3 rows")
     ap.add_argument(
+        "--http",
+        action="store_true",
+        help="also time the searches over HTTP (uvicorn, 1 worker) and its RSS above idle",
+    )
+    ap.add_argument(
         "--reuse",
         action="store_true",
         help="keep the database between runs; a run that finds the corpus only times searches",
@@ -252,6 +257,8 @@ def main() -> None:
 
         refresh_statistics()
     time_searches(args, rows, user, idle)
+    if args.http:
+        over_http(args, rows)
     if not args.no_quality:
         quality(rows)
     from django.db import connection
@@ -330,20 +337,74 @@ def build(args: argparse.Namespace, rows: list[Row]) -> Any:
     return user
 
 
+QUERIES = [
+    "upgrade the cluster nodes",
+    "baking bread at home",
+    "tax receipts",
+    "guitar practice",
+    "restore a backup",
+    "marathon taper weeks",
+]
+
+
+def over_http(args: argparse.Namespace, rows: list[Row]) -> None:
+    """The web process, as ``make run`` starts it (one uvicorn worker, its embedded task
+    worker): p50 per mode over HTTP, and its RSS after the searches above its RSS when idle
+    (started, one list served, no search yet: the model and the vectors are not loaded)."""
+    import uuid
+
+    from django.conf import settings
+    from harness import Server, bench_env, free_port, make_client
+
+    db = settings.DATABASES["default"]
+    url = (
+        f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+        if db["ENGINE"].endswith("postgresql")
+        else f"sqlite:///{db['NAME']}"
+    )
+    workdir = Path(tempfile.mkdtemp())
+    server = Server(bench_env(url), workdir, free_port())
+    out = server.manage("create_token", "bench", "--name", f"http-{uuid.uuid4().hex[:6]}")
+    token = next(w for w in out.split() if w.startswith("tdly_"))
+    server.start()
+    try:
+        server.wait_ready(token)
+        time.sleep(2)  # the worker's first round (its periodic tasks) is done
+        idle = server.rss_kb() / 1024
+        with make_client(server.base_url, token) as client:
+            for mode, target in (("semantic", 60.0), ("hybrid", 100.0)):
+                samples = []
+                for n in range(args.queries):
+                    t = time.perf_counter()
+                    response = client.get(
+                        "/api/search/", params={"q": QUERIES[n % len(QUERIES)], "mode": mode}
+                    )
+                    samples.append(time.perf_counter() - t)
+                    assert response.status_code == 200, response.text[:300]
+                print(f"HTTP {mode:8s} p50 {p50(samples):7.1f} ms", flush=True)
+                rows.append(Row(f"HTTP {mode} p50", p50(samples), "ms", target))
+        after = server.rss_kb() / 1024
+        print(f"web process RSS: idle {idle:.0f} MB, after the searches {after:.0f} MB")
+        rows.append(
+            Row(
+                "web process RSS above idle (HTTP)",
+                after - idle,
+                "MB",
+                200.0,
+                note=f"(idle {idle:.0f} MB, after {after:.0f} MB)",
+            )
+        )
+    finally:
+        server.stop()
+
+
 def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: float) -> None:
     from content.models.search import SearchChunk
     from content.queries import lists, search, semantic
 
     total = SearchChunk.objects.filter(owner=user).count()
     before = rss_mb()
-    queries = [
-        "upgrade the cluster nodes",
-        "baking bread at home",
-        "tax receipts",
-        "guitar practice",
-        "restore a backup",
-        "marathon taper weeks",
-    ]
+    queries = QUERIES
     targets = {"semantic": 60.0, "hybrid": 100.0, "keyword": None}
     for mode in ("semantic", "hybrid", "keyword"):
         samples = []

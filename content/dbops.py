@@ -45,6 +45,34 @@ def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]
     return forward, backward
 
 
+HEAD_COLUMN = "search_head"
+
+
+def search_head_sql(table: str, extra_a: str | None = None) -> tuple[str, str]:
+    """PostgreSQL: a stored, generated tsvector of the short fields only (title (and url/name) >
+    description), with a GIN index: what hybrid search's keyword leg finds and ranks by. Ranking by ``search_vector`` reads
+    every hit's whole vector (TOASTed for a large content): 92 ms for 9 700 hits of 10 000 notes,
+    against 20 ms unranked. A hit only in the content ranks 0 there and falls back to recency;
+    the meaning leg ranks contents."""
+    title = "coalesce(title, '')"
+    if extra_a:
+        title = f"{title} || ' ' || coalesce({extra_a}, '')"
+    expression = (
+        f"setweight(to_tsvector('english'::regconfig, {title}), 'A') || "
+        "setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')"
+    )
+    forward = (
+        f'ALTER TABLE "{table}" ADD COLUMN {HEAD_COLUMN} tsvector '
+        f"GENERATED ALWAYS AS ({expression}) STORED; "
+        f'CREATE INDEX "{table}_{HEAD_COLUMN}" ON "{table}" USING gin ({HEAD_COLUMN});'
+    )
+    backward = (
+        f'DROP INDEX IF EXISTS "{table}_{HEAD_COLUMN}"; '
+        f'ALTER TABLE "{table}" DROP COLUMN IF EXISTS {HEAD_COLUMN};'
+    )
+    return forward, backward
+
+
 #: The stored, generated column holding the content's lowercased opening (PostgreSQL; see
 #: ``content_trigram_sql``; SQLite keeps it in an FTS5 index, see ``sqlite_opening_sql``): what
 #: typo tolerance and hybrid search's keyword leg search.

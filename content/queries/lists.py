@@ -34,7 +34,7 @@ from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Su
 from django.utils import timezone
 
 from content import item_types, rules
-from content.dbops import OPENING_COLUMN
+from content.dbops import HEAD_COLUMN, OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
 from content.queries.filters import get_filter
@@ -167,6 +167,9 @@ def groups_q(model: type[Item], groups: tuple[tuple[str, ...], ...]) -> Q:
     return condition
 
 
+HYBRID_CONTENT_HITS = 1_000  # = search.KEYWORD_DEPTH: the most that leg keeps
+
+
 def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
     qs, substring = substring_q(qs, model, q, whole_content=whole_content)
     if not uses_fts():
@@ -179,10 +182,21 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
     # for a large item detoast, every row's vector).
     # (Unqualified: inside the subquery the column is the subquery's own table's.)
     fts_hits = model.objects.extra(where=[f"search_vector @@ {tsquery}"], params=[q]).values("pk")
+    ranked_by = "search_vector"
+    if not whole_content:
+        # Hybrid's keyword leg ranks by the short fields' small vector (content.dbops.
+        # search_head_sql): hits there first, by rank; then hits only in the content, newest
+        # first, of which it needs at most HYBRID_CONTENT_HITS. Asking for just those keeps a
+        # query whose words are in nearly every note (PostgreSQL then reads every row's vector
+        # instead of the index) at a bounded cost.
+        ranked_by = HEAD_COLUMN
+        head_hits = model.objects.extra(where=[f"{HEAD_COLUMN} @@ {tsquery}"], params=[q])
+        newest = qs.extra(where=[f"search_vector @@ {tsquery}"], params=[q])
+        newest = newest.order_by("-created_at").values("pk")[:HYBRID_CONTENT_HITS]
+        fts_hits = head_hits.values("pk")
+        substring |= Q(pk__in=newest)
     qs = qs.annotate(
-        rank=RawSQL(
-            f'ts_rank("{table}"."search_vector", {tsquery})', [q], output_field=FloatField()
-        ),
+        rank=RawSQL(f'ts_rank("{table}"."{ranked_by}", {tsquery})', [q], output_field=FloatField()),
     ).filter(Q(pk__in=fts_hits) | substring)
     if _WORD.search(q):
         # A query made only of stop words ("the", "a and of") has an empty tsquery; it would
@@ -202,9 +216,12 @@ def substring_q(
         return qs, Q(pk__in=_indexed_hits(model, q))
     substring = Q()
     for name in model.search_fields:
-        if name != "content" or whole_content:
+        if name != "content" or whole_content or not uses_fts():  # (SQLite: a non-ASCII q)
             substring |= Q(**{f"{name}__icontains": q})
-        else:  # PostgreSQL: the content's indexed opening, not the whole text
+        elif len(q.split()) <= 1:
+            # PostgreSQL: the content's indexed opening, not the whole text, for one token (a
+            # code, an identifier, a fragment); words are matched there by the full-text index
+            # (a phrase of common words makes the trigram index recheck hundreds of openings).
             substring |= Q(pk__in=_opening_contains(model, q))
     return qs, substring
 
@@ -401,8 +418,15 @@ def item_lines(owner: Any, types: list[str], params: ListParams) -> list[dict[st
 _ROW = ("id", "kind", "created_at", "updated_at", "last_used_at", "sort_title", "rank")
 
 
-def _union(owner: Any, types: list[str], params: ListParams, *, lines: bool = False) -> Any:
-    """The UNION of each type's filtered id/sort columns, or None when no type is left."""
+_RANKING_ROW = ("id", "kind", "created_at", "rank")  # what ordering by relevance reads
+
+
+def _union(
+    owner: Any, types: list[str], params: ListParams, *, lines: bool = False, ranking: bool = False
+) -> Any:
+    """The UNION of each type's filtered id/sort columns, or None when no type is left.
+    ``ranking``: only the columns ordering by relevance needs (a search reads 1 000 rows: each
+    timestamp costs ~20 µs to load)."""
     types = [t for t in types if params.includes(t)]
     if not types:
         return None
@@ -410,9 +434,12 @@ def _union(owner: Any, types: list[str], params: ListParams, *, lines: bool = Fa
     for type_name in types:
         model = item_types.model_for(type_name)
         qs = _filtered(owner, model, params).annotate(
-            kind=Value(type_name, output_field=CharField()), sort_title=_sort_title(model)
+            kind=Value(type_name, output_field=CharField())
         )
-        columns: tuple[str, ...] = _ROW
+        columns: tuple[str, ...] = _RANKING_ROW
+        if not ranking:
+            qs = qs.annotate(sort_title=_sort_title(model))
+            columns = _ROW
         if lines:
             qs = qs.annotate(**_line_columns(model))
             columns = (*_ROW, "handle", "shown_title")

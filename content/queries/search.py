@@ -139,7 +139,9 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
 
 def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
     """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller)."""
-    union = queries._union(owner, types, replace(params, sort_by="relevance", sort_order="desc"))
+    union = queries._union(
+        owner, types, replace(params, sort_by="relevance", sort_order="desc"), ranking=True
+    )
     if union is None:
         return []
     rows = union.order_by(*queries._ordering(replace(params, sort_by="relevance")))

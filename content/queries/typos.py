@@ -8,6 +8,8 @@ import logging
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import OperationalError, connection, transaction
@@ -28,17 +30,23 @@ logger = logging.getLogger(__name__)
 def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool = True) -> str:
     """Typo tolerance: a word of 5+ letters found in none of the owner's items is replaced by its
     nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
-    tags. Costs a query only when a word is missing, which a correct query never is.
+    tags (keyword mode on PostgreSQL: and their contents' openings). Costs a query only when a
+    word is missing, which a correct query never is.
     ``whole_content=False`` (hybrid's keyword leg): "found" means in the short fields or the
-    content's indexed opening, as that leg searches — no scan of whole contents."""
+    content's indexed opening, as that leg searches — no scan of whole contents — within
+    ``OCCURS_MS`` (past it the word counts as found: left as written); and near words come from
+    the short fields and tags only (the meaning leg reads the contents)."""
     out = q
     for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
         if _occurs(owner, types, word, whole_content=whole_content):
             continue
-        near = _nearest_word(owner, types, word.lower())
+        near = _nearest_word(owner, types, word.lower(), in_content=whole_content)
         if near is not None:
             out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
     return out
+
+
+OCCURS_MS = 20  # PostgreSQL, hybrid: time budget of one word's lookup (SQLite: lists.OCCURS_MS)
 
 
 def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
@@ -55,9 +63,43 @@ def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = Tr
         )
         # One EXISTS per field, cheapest first: each stops at its first hit and each can use
         # its own index, which one OR of them all cannot.
-        if any(qs.filter(part).exists() for part in _parts(condition)):
+        parts = _parts(condition)
+        if whole_content or not queries.uses_fts():
+            if any(qs.filter(part).exists() for part in parts):
+                return True
+            continue
+        # A word whose trigrams are common but which occurs nowhere makes the trigram index
+        # recheck many openings: past the budget, the word counts as found.
+        try:
+            with _budget(OCCURS_MS):
+                if any(qs.filter(part).exists() for part in parts):
+                    return True
+        except OperationalError:  # cancelled at the budget (QueryCanceled)
             return True
     return False
+
+
+@contextmanager
+def _budget(ms: int, **settings: str) -> Iterator[Any]:
+    """PostgreSQL: a savepoint whose statements are cancelled after ``ms`` (``OperationalError``
+    then; the savepoint is rolled back alone, the caller's transaction stays usable), with
+    ``settings`` (configuration parameters) set for it alone."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('statement_timeout')")
+        (before,) = cursor.fetchone()
+        _set(cursor, {"statement_timeout": f"{ms}ms", **settings})
+        yield cursor
+        # A released savepoint keeps what SET LOCAL did until its transaction ends: put the
+        # timeout back, so the caller's later statements are not on this budget. (A rolled-back
+        # one restores it itself.)
+        _set(cursor, {"statement_timeout": before})
+
+
+def _set(cursor: Any, values: dict[str, str]) -> None:
+    cursor.execute(
+        "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in values),
+        [v for pair in values.items() for v in pair],
+    )
 
 
 def _parts(condition: Q) -> list[Q]:
@@ -67,7 +109,9 @@ def _parts(condition: Q) -> list[Q]:
     return [condition]
 
 
-def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
+def _nearest_word(
+    owner: Any, types: list[str], word: str, *, in_content: bool = True
+) -> str | None:
     vocabulary = set(_short_field_words(owner, types))
     vocabulary.update(
         w.lower()
@@ -75,7 +119,7 @@ def _nearest_word(owner: Any, types: list[str], word: str) -> str | None:
         for w in _WORDS.findall(name)
     )
     near = _nearest_in(word, vocabulary)
-    if near is None and queries.uses_fts():
+    if near is None and in_content and queries.uses_fts():
         # The content's words only when the short fields have none near: that lookup reads
         # whole openings (up to 100 000 characters each) and costs tenths of a second.
         near = _nearest_in(word, _content_words(owner, types, word))
@@ -150,12 +194,9 @@ def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
     second — past the budget the query is cancelled and the typo is looked up without them."""
     found: set[str] = set()
     try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true), "
-                "set_config('statement_timeout', %s, true)",
-                [str(WORD_SIMILARITY), f"{CONTENT_WORDS_MS}ms"],
-            )
+        with _budget(
+            CONTENT_WORDS_MS, **{"pg_trgm.word_similarity_threshold": str(WORD_SIMILARITY)}
+        ) as cursor:
             _near_content_words(cursor, owner, types, word, found)
     except OperationalError:  # cancelled at the budget (QueryCanceled)
         logger.info("typo lookup in content over %s ms for %r: skipped", CONTENT_WORDS_MS, word)

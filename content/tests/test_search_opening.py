@@ -14,7 +14,7 @@ from content.dbops import FTS_CONTENT_CHARS
 from content.models import Note
 from content.queries import lists
 from content.queries.search import keyword_ranking
-from content.tests.search_support import _fresh_index, make_note  # noqa: F401
+from content.tests.search_support import _fresh_index, index, make_note  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -151,3 +151,13 @@ def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any, monkeypatc
     monkeypatch.setattr(lists, "OCCURS_MS", -1)  # already past
     assert lists.indexed_occurs(owner, Note, "nodes") is True
     assert Note.objects.count() == 1000  # and the connection still works
+
+
+def test_a_non_ascii_word_is_checked_for_typos_on_both_databases(api: Any) -> None:
+    pk = make_note(api, "Über naïve Bayes", "Ein Klassifikator für Wörter.")
+    index()
+    response = api.get("/api/search/", {"q": "naïve Wörter", "mode": "hybrid"})
+    assert response.status_code == 200, response.content
+    assert [r["id"] for r in response.json()["results"]] == [pk]
+    response = api.get("/api/search/", {"q": "Klassifikator", "mode": "keyword"})
+    assert [r["id"] for r in response.json()["results"]] == [pk]

@@ -89,3 +89,33 @@ def test_the_content_word_lookup_is_cancelled_at_its_budget(owner: Any, monkeypa
     assert finished == []  # cancelled, not waited for
     # The transaction is usable afterwards: the cancelled statement was rolled back alone.
     assert Note.objects.filter(owner=owner).count() == 0
+
+
+@postgres_only
+def test_a_word_lookup_past_its_budget_counts_as_found_and_leaves_no_timeout(
+    owner: Any, monkeypatch: Any
+) -> None:
+    """Hybrid's lookup of whether a word occurs (PostgreSQL) is cancelled at OCCURS_MS; the
+    statement timeout it set is put back, so the request's later statements are not cut."""
+    from django.db.models import Q
+
+    from content.models import Note
+    from content.queries import typos
+
+    Note.objects.create(owner=owner, title="A note", content="Some words.")
+    monkeypatch.setattr(typos, "OCCURS_MS", 50)
+    monkeypatch.setattr(typos, "_parts", lambda condition: [Q(pk__in=_sleeping())])
+    assert typos._occurs(owner, ["note"], "absentword", whole_content=False) is True
+    monkeypatch.setattr(typos, "OCCURS_MS", 5_000)
+    monkeypatch.setattr(typos, "_parts", lambda condition: [Q(pk=None)])
+    assert typos._occurs(owner, ["note"], "absentword", whole_content=False) is False
+    with connection.cursor() as cursor:  # within budget: the timeout is the caller's again
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "0"
+        cursor.execute("SELECT pg_sleep(0.1)")
+
+
+def _sleeping() -> Any:
+    from django.db.models.expressions import RawSQL
+
+    return RawSQL("SELECT id FROM content_note WHERE pg_sleep(5) IS NOT NULL", [])
