@@ -171,6 +171,7 @@ def quality(rows: list[Row]) -> None:
     from content.services import search_index
     from content.tests.search_corpus import NOTES, QUERIES
 
+    get_user_model().objects.filter(username="quality").delete()  # an earlier --reuse run's
     owner = get_user_model().objects.create_user("quality", password="x")
     ids = {
         key: Note.objects.create(owner=owner, title=title, content=content).pk

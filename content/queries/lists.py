@@ -34,7 +34,7 @@ from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Su
 from django.utils import timezone
 
 from content import item_types, rules
-from content.dbops import HEAD_COLUMN, OPENING_COLUMN
+from content.dbops import HEAD_COLUMN, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
 from content.queries.filters import get_filter
@@ -167,7 +167,7 @@ def groups_q(model: type[Item], groups: tuple[tuple[str, ...], ...]) -> Q:
     return condition
 
 
-HYBRID_CONTENT_HITS = 1_000  # = search.KEYWORD_DEPTH: the most that leg keeps
+HYBRID_CONTENT_HITS = 300  # = search.HYBRID_KEYWORD_DEPTH: the most that leg keeps
 
 
 def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
@@ -214,27 +214,29 @@ def substring_q(
     too."""
     if not whole_content and not uses_fts() and q.isascii():
         return qs, Q(pk__in=_indexed_hits(model, q))
+    if not whole_content and uses_fts():
+        # PostgreSQL: the short fields' indexed text, and the content's indexed opening (not
+        # the whole text) for one token (a code, an identifier, a fragment); words are matched
+        # there by the full-text index (a phrase of common words makes the trigram index
+        # recheck hundreds of openings).
+        substring = Q(pk__in=_indexed_contains(model, HEAD_TEXT_COLUMN, q))
+        if len(q.split()) <= 1:
+            substring |= Q(pk__in=_indexed_contains(model, OPENING_COLUMN, q))
+        return qs, substring
     substring = Q()
-    for name in model.search_fields:
-        if name != "content" or whole_content or not uses_fts():  # (SQLite: a non-ASCII q)
-            substring |= Q(**{f"{name}__icontains": q})
-        elif len(q.split()) <= 1:
-            # PostgreSQL: the content's indexed opening, not the whole text, for one token (a
-            # code, an identifier, a fragment); words are matched there by the full-text index
-            # (a phrase of common words makes the trigram index recheck hundreds of openings).
-            substring |= Q(pk__in=_opening_contains(model, q))
+    for name in model.search_fields:  # (SQLite: a non-ASCII q too)
+        substring |= Q(**{f"{name}__icontains": q})
     return qs, substring
 
 
-def _opening_contains(model: type[Item], q: str) -> RawSQL:
-    """PostgreSQL: the ids of items in whose content's first FTS_CONTENT_CHARS characters ``q``
-    occurs (case-insensitively; the caller keeps the owner's) — a subquery the trigram GIN index
-    on exactly that stored opening answers, so a huge content costs no more than a small one."""
+def _indexed_contains(model: type[Item], column: str, q: str) -> RawSQL:
+    """PostgreSQL: the ids of items whose lowercased ``column`` (the short fields' text, or the
+    content's first FTS_CONTENT_CHARS characters) holds ``q`` (case-insensitively; the caller
+    keeps the owner's) — a subquery the column's trigram GIN index answers, so a huge content
+    costs no more than a small one."""
     pattern = "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     table = model._meta.db_table
-    return RawSQL(
-        f"SELECT id FROM \"{table}\" WHERE {OPENING_COLUMN} LIKE %s ESCAPE '\\'", [pattern]
-    )
+    return RawSQL(f"SELECT id FROM \"{table}\" WHERE {column} LIKE %s ESCAPE '\\'", [pattern])
 
 
 def _glob(q: str) -> str:
@@ -261,7 +263,7 @@ def _indexed_hits(model: type[Item], q: str) -> RawSQL:
     return RawSQL(union, [_glob(q)] * 2)
 
 
-OCCURS_MS = 20  # SQLite: time budget of ``indexed_occurs``
+OCCURS_MS = 10  # SQLite: time budget of ``indexed_occurs``
 
 
 def indexed_occurs(owner: Any, model: type[Item], word: str) -> bool:

@@ -7,7 +7,9 @@ points at the best place: a keyword hit where the query's words occur, else the 
 
 ``count`` is what the query can page through, so ``offset + len(results) < count`` is an honest
 "more follow": at most ``SEMANTIC_DEPTH`` (100) for ``semantic``, at most ``KEYWORD_DEPTH`` for
-``keyword``, the union of both legs for ``hybrid``.
+``keyword``, the union of both legs for ``hybrid`` (whose keyword leg keeps its best
+``HYBRID_KEYWORD_DEPTH``: past rank 300 its reciprocal rank, 1/360, is below any of the meaning
+leg's 100).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from content.shapes import SearchMatch
 
 RRF_K = 60
 KEYWORD_DEPTH = 1_000
+HYBRID_KEYWORD_DEPTH = queries.HYBRID_CONTENT_HITS  # 300
 SEMANTIC_DEPTH = 100
 CANDIDATES = 2_000  # the most semantic items checked against the filters in one query per type
 SNIPPET = 300
@@ -86,12 +89,16 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
     keyword: list[Ranked] = []
     meaning: list[Ranked] = []
     words = query_words(params.q)
+    types = _held(owner, types)
     if mode in ("keyword", "hybrid"):
         tolerant = typos.tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
         words = list(dict.fromkeys([*query_words(tolerant), *words]))
-        # Hybrid's keyword leg stays on indexes (PostgreSQL): its meaning leg reaches every line.
+        # Hybrid's keyword leg stays on indexes: its meaning leg reaches every line.
         keyword = keyword_ranking(
-            owner, types, replace(params, q=tolerant, q_whole_content=mode == "keyword")
+            owner,
+            types,
+            replace(params, q=tolerant, q_whole_content=mode == "keyword"),
+            depth=KEYWORD_DEPTH if mode == "keyword" else HYBRID_KEYWORD_DEPTH,
         )
     if mode in ("semantic", "hybrid"):
         try:
@@ -137,15 +144,24 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
     return Listed(items=out, count=found.count, degraded=found.degraded)
 
 
-def keyword_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
-    """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller)."""
+def _held(owner: Any, types: list[str]) -> list[str]:
+    """The types of which the owner has any item (one indexed EXISTS each): a type with none
+    costs each leg nothing."""
+    return [t for t in types if queries.owned(owner, item_types.model_for(t)).exists()]
+
+
+def keyword_ranking(
+    owner: Any, types: list[str], params: queries.ListParams, *, depth: int = KEYWORD_DEPTH
+) -> list[Ranked]:
+    """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller), its best
+    ``depth``."""
     union = queries._union(
         owner, types, replace(params, sort_by="relevance", sort_order="desc"), ranking=True
     )
     if union is None:
         return []
     rows = union.order_by(*queries._ordering(replace(params, sort_by="relevance")))
-    ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:KEYWORD_DEPTH]]
+    ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:depth]]
     n = len(ranked)
     # Relevance on SQLite is 0 for every hit: the score falls back to the rank position.
     return [
@@ -291,12 +307,14 @@ def _previews(owner: Any, page: list[Ranked]) -> dict[tuple[str, Any], str]:
     ids = [r.hit.chunk_id for r in page if r.hit is not None and r.hit.field == "content"]
     if not ids:
         return {}
+    # By primary key alone (PostgreSQL would take the owner's index over 480 000 chunks for
+    # "owner and id in …"); the owner is checked on the rows read.
     rows = (
-        SearchChunk.objects.filter(owner=owner, pk__in=ids)
+        SearchChunk.objects.filter(pk__in=ids)
         .exclude(preview="")
-        .values_list("item_type", "item_id", "preview")
+        .values_list("owner_id", "item_type", "item_id", "preview")
     )
-    return {(t, i): preview for t, i, preview in rows}
+    return {(t, i): preview for o, t, i, preview in rows if o == owner.pk}
 
 
 def match_for(

@@ -46,7 +46,7 @@ def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool 
     return out
 
 
-OCCURS_MS = 20  # PostgreSQL, hybrid: time budget of one word's lookup (SQLite: lists.OCCURS_MS)
+OCCURS_MS = 10  # PostgreSQL, hybrid: time budget of one word's lookup (SQLite: lists.OCCURS_MS)
 
 
 def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:

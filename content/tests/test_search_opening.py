@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from content.dbops import FTS_CONTENT_CHARS
+from content.dbops import FTS_CONTENT_CHARS, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Note
 from content.queries import lists
 from content.queries.search import keyword_ranking
@@ -28,7 +28,7 @@ def hits(model: Any, q: str) -> Any:
     """The index's subquery: PostgreSQL's (content opening), SQLite's (short fields too)."""
     if connection.vendor == "sqlite":
         return lists._indexed_hits(model, q)
-    return lists._opening_contains(model, q)
+    return lists._indexed_contains(model, OPENING_COLUMN, q)
 
 
 def opening_ids(owner: Any, q: str) -> list[str]:
@@ -84,6 +84,10 @@ def test_the_opening_index_covers_the_hybrid_keyword_leg(owner: Any) -> None:
             cursor.execute(f"EXPLAIN {sql}", params)
             plan = " ".join(row[0] for row in cursor.fetchall())
             assert "content_note_content_trgm" in plan, plan
+            head = lists._indexed_contains(Note, HEAD_TEXT_COLUMN, "kubern")
+            cursor.execute(f"EXPLAIN {head.sql}", head.params)
+            plan = " ".join(row[0] for row in cursor.fetchall())
+            assert f"content_note_{HEAD_TEXT_COLUMN}" in plan, plan
 
 
 def test_content_is_the_last_column_on_sqlite() -> None:
