@@ -86,7 +86,9 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The HTTP rows (bench/run.py), then finding by meaning (bench/search_meaning.py, in-process).
+# The HTTP rows (bench/run.py), then finding by meaning (bench/search_meaning.py: in-process, then
+# over HTTP with the web process's RSS; `--reuse` keeps its corpus for the next run).
+BENCH_SEARCH_ARGS ?= --http
 bench: install
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 	$(BIN)/python bench/search_meaning.py $(BENCH_SEARCH_ARGS)
