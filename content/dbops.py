@@ -14,6 +14,12 @@ from django.db import migrations
 FTS_CONTENT_CHARS = 100_000
 
 
+def _title(extra_a: str | None) -> str:
+    """The title (and url/name) as one text: what both full-text vectors weigh A."""
+    title = "coalesce(title, '')"
+    return f"{title} || ' ' || coalesce({extra_a}, '')" if extra_a else title
+
+
 def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]:
     """A stored, generated tsvector: title (and url/name) > description > the content's opening.
 
@@ -21,9 +27,7 @@ def search_vector_sql(table: str, extra_a: str | None = None) -> tuple[str, str]
     vector far below PostgreSQL's 1 MB tsvector limit and a large item's save fast; substring
     matching still covers the whole content.
     """
-    title = "coalesce(title, '')"
-    if extra_a:
-        title = f"{title} || ' ' || coalesce({extra_a}, '')"
+    title = _title(extra_a)
     expression = (
         f"setweight(to_tsvector('english'::regconfig, {title}), 'A') || "
         "setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B') || "
@@ -59,9 +63,7 @@ def search_head_sql(table: str, extra_a: str | None = None) -> tuple[str, str]:
     92 ms for 9 700 hits of 10 000 notes, against 20 ms unranked. A hit only in the content
     ranks 0 there and falls back to recency; the meaning leg ranks contents. ``title ILIKE``
     scans every row: 11 ms for 10 000 notes, a trigram index well under one."""
-    title = "coalesce(title, '')"
-    if extra_a:
-        title = f"{title} || ' ' || coalesce({extra_a}, '')"
+    title = _title(extra_a)
     expression = (
         f"setweight(to_tsvector('english'::regconfig, {title}), 'A') || "
         "setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')"

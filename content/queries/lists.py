@@ -181,20 +181,16 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
     # The full-text hits as an id subquery the GIN index answers (a per-row "@@" would read, and
     # for a large item detoast, every row's vector).
     # (Unqualified: inside the subquery the column is the subquery's own table's.)
-    fts_hits = model.objects.extra(where=[f"search_vector @@ {tsquery}"], params=[q]).values("pk")
-    ranked_by = "search_vector"
+    ranked_by = "search_vector" if whole_content else HEAD_COLUMN
+    fts_hits = model.objects.extra(where=[f"{ranked_by} @@ {tsquery}"], params=[q]).values("pk")
     if not whole_content:
-        # Hybrid's keyword leg ranks by the short fields' small vector (content.dbops.
+        # Hybrid's keyword leg finds and ranks by the short fields' small vector (content.dbops.
         # search_head_sql): hits there first, by rank; then hits only in the content, newest
         # first, of which it needs at most HYBRID_CONTENT_HITS. Asking for just those keeps a
         # query whose words are in nearly every note (PostgreSQL then reads every row's vector
         # instead of the index) at a bounded cost.
-        ranked_by = HEAD_COLUMN
-        head_hits = model.objects.extra(where=[f"{HEAD_COLUMN} @@ {tsquery}"], params=[q])
         newest = qs.extra(where=[f"search_vector @@ {tsquery}"], params=[q])
-        newest = newest.order_by("-created_at").values("pk")[:HYBRID_CONTENT_HITS]
-        fts_hits = head_hits.values("pk")
-        substring |= Q(pk__in=newest)
+        substring |= Q(pk__in=newest.order_by("-created_at").values("pk")[:HYBRID_CONTENT_HITS])
     qs = qs.annotate(
         rank=RawSQL(f'ts_rank("{table}"."{ranked_by}", {tsquery})', [q], output_field=FloatField()),
     ).filter(Q(pk__in=fts_hits) | substring)
@@ -245,12 +241,12 @@ def _glob(q: str) -> str:
     return "*" + re.sub(r"([*?\[])", r"[\1]", q.lower()) + "*"
 
 
-def _index_select(table: str, what: str, column: str) -> str:
+def _index_select(table: str, what: str, column: str, *, join: str = "") -> str:
     # CROSS JOIN keeps SQLite to that order (the index first, then keys by primary key); its
     # planner would otherwise scan the keys and probe the index with each.
     return (
         f'SELECT {what} FROM "{table}_search" f CROSS JOIN "{table}_search_key" k '
-        f"ON k.key = f.rowid WHERE f.{column} GLOB %s"
+        f"ON k.key = f.rowid{join} WHERE f.{column} GLOB %s"
     )
 
 
@@ -263,24 +259,21 @@ def _indexed_hits(model: type[Item], q: str) -> RawSQL:
     return RawSQL(union, [_glob(q)] * 2)
 
 
-OCCURS_MS = 10  # SQLite: time budget of ``indexed_occurs``
-
-
-def indexed_occurs(owner: Any, model: type[Item], word: str) -> bool:
+def indexed_occurs(owner: Any, model: type[Item], word: str, *, budget_ms: float) -> bool:
     """SQLite: whether ``word`` is in the short fields or the content's opening of any of the
-    owner's items: the index's first hit of the owner's ends it, however common the word."""
+    owner's items: the index's first hit of the owner's ends it, however common the word. Past
+    ``budget_ms`` the lookup stops and the word counts as found."""
     table = model._meta.db_table
     owned = f' CROSS JOIN "{table}" t ON t.id = k.id AND t.owner_id = %s'
     union = " UNION ALL ".join(
-        _index_select(table, "1", c).replace(" WHERE", owned + " WHERE")
-        for c in ("head", "opening")
+        _index_select(table, "1", c, join=owned) for c in ("head", "opening")
     )
-    deadline = time.monotonic() + OCCURS_MS / 1000
+    deadline = time.monotonic() + budget_ms / 1000
     connection.ensure_connection()
     raw = connection.connection
     # A word whose trigrams are common but which occurs nowhere ("nodes" among notes on "node"
     # and "design") makes SQLite check every candidate's opening: past the budget the lookup
-    # stops, and the word counts as found (left as written, as the PostgreSQL lookup does).
+    # stops (as the PostgreSQL lookup's statement timeout does).
     raw.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
     try:
         with connection.cursor() as cursor:

@@ -401,14 +401,10 @@ def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str,
         return None
     raw = texts[1]
     start = max(position - 100, 0)
-    snippet = _cut(raw[start : start + SNIPPET], 0, leading=start > 0)
-    return {
-        "field": "content",
-        "start_line": raw.count("\n", 0, position) + 1,
-        "end_line": raw.count("\n", 0, position) + 1,
-        "snippet": snippet,
-        "highlights": highlights(snippet, words),
-    }
+    line = raw.count("\n", 0, position) + 1
+    return _content_location(
+        line, line, _cut(raw[start : start + SNIPPET], 0, leading=start > 0), words
+    )
 
 
 def _word_match_in(item: Item, pos: StrIndex, words: list[str]) -> dict[str, Any] | None:
@@ -428,24 +424,22 @@ def _word_match_in(item: Item, pos: StrIndex, words: list[str]) -> dict[str, Any
     )
     if row is None:
         return None
-    text = row["near"] or ""
-    snippet = _cut(text, 0, leading=row["near_from"] > 1)
-    return {
-        "field": "content",
-        "start_line": row["line"],
-        "end_line": row["line"],
-        "snippet": snippet,
-        "highlights": highlights(snippet, words),
-    }
+    snippet = _cut(row["near"] or "", 0, leading=row["near_from"] > 1)
+    return _content_location(row["line"], row["line"], snippet, words)
 
 
 def _chunk_match(item: Item, hit: ChunkHit, words: list[str]) -> dict[str, Any]:
-    text = getattr(item, "chunk_piece", None) or ""
-    snippet = _cut(text, 0, leading=False)
+    snippet = _cut(getattr(item, "chunk_piece", None) or "", 0, leading=False)
+    return _content_location(hit.start_line, hit.end_line, snippet, words)
+
+
+def _content_location(
+    start: int | None, end: int | None, snippet: str, words: list[str]
+) -> dict[str, Any]:
     return {
         "field": "content",
-        "start_line": hit.start_line,
-        "end_line": hit.end_line,
+        "start_line": start,
+        "end_line": end,
         "snippet": snippet,
         "highlights": highlights(snippet, words),
     }

@@ -9,7 +9,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from django.db import OperationalError, connection, transaction
@@ -46,35 +46,34 @@ def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool 
     return out
 
 
-OCCURS_MS = 10  # PostgreSQL, hybrid: time budget of one word's lookup (SQLite: lists.OCCURS_MS)
+OCCURS_MS = 10  # hybrid: time budget of one word's lookup in one type
 
 
 def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
     """``word`` occurs as written (a substring, not a stemmed full-text match: a stem hides a
-    typo) in any of the owner's items of ``types``."""
+    typo) in any of the owner's items of ``types``. Hybrid (``whole_content=False``): within
+    ``OCCURS_MS`` — a word whose trigrams are common but which occurs nowhere makes an index
+    recheck many openings; past the budget the word counts as found."""
     for type_name in types:
         model = item_types.model_for(type_name)
         if not whole_content and not queries.uses_fts() and word.isascii():
-            if queries.indexed_occurs(owner, model, word):  # SQLite: one index lookup
+            # SQLite: one index lookup
+            if queries.indexed_occurs(owner, model, word, budget_ms=OCCURS_MS):
                 return True
             continue
         qs, condition = queries.substring_q(
             queries.owned(owner, model), model, word, whole_content=whole_content
         )
-        # One EXISTS per field, cheapest first: each stops at its first hit and each can use
-        # its own index, which one OR of them all cannot.
-        parts = _parts(condition)
-        if whole_content or not queries.uses_fts():
-            if any(qs.filter(part).exists() for part in parts):
-                return True
-            continue
-        # A word whose trigrams are common but which occurs nowhere makes the trigram index
-        # recheck many openings: past the budget, the word counts as found.
+        budgeted = not whole_content and queries.uses_fts()
         try:
-            with _budget(OCCURS_MS):
-                if any(qs.filter(part).exists() for part in parts):
+            with _budget(OCCURS_MS) if budgeted else nullcontext():
+                # One EXISTS per field, cheapest first: each stops at its first hit and each
+                # can use its own index, which one OR of them all cannot.
+                if any(qs.filter(part).exists() for part in _parts(condition)):
                     return True
         except OperationalError:  # cancelled at the budget (QueryCanceled)
+            if not budgeted:
+                raise
             return True
     return False
 

@@ -144,16 +144,15 @@ def test_a_keyword_match_in_the_opening_keeps_its_case_and_line(api: Any, owner:
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 lookup and its budget")
-def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any, monkeypatch: Any) -> None:
+def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any) -> None:
     """Every note holds the trigrams of "nodes" ("node", "design") but none the word: each
     candidate's opening is checked. Within budget the answer is exact; past it, "found"."""
     Note.objects.bulk_create(
         [Note(owner=owner, title=f"n{i}", content="node design " * 20) for i in range(1000)]
     )
-    assert lists.indexed_occurs(owner, Note, "design") is True
-    assert lists.indexed_occurs(owner, Note, "nodes") is False
-    monkeypatch.setattr(lists, "OCCURS_MS", -1)  # already past
-    assert lists.indexed_occurs(owner, Note, "nodes") is True
+    assert lists.indexed_occurs(owner, Note, "design", budget_ms=5_000) is True
+    assert lists.indexed_occurs(owner, Note, "nodes", budget_ms=5_000) is False
+    assert lists.indexed_occurs(owner, Note, "nodes", budget_ms=-1) is True  # already past
     assert Note.objects.count() == 1000  # and the connection still works
 
 
