@@ -167,8 +167,9 @@ def quality(rows: list[Row]) -> None:
     from django.contrib.auth import get_user_model
 
     from content.models import Note
-    from content.queries import lists, search
-    from content.services import search_index
+    from content.queries import lists
+    from content.search import indexing as search_index
+    from content.search import ranking as search
     from content.tests.search_corpus import NOTES, QUERIES
 
     get_user_model().objects.filter(username="quality").delete()  # an earlier --reuse run's
@@ -276,8 +277,8 @@ def build(args: argparse.Namespace, rows: list[Row]) -> Any:
     from django.contrib.auth import get_user_model
 
     from content.models import Note
-    from content.queries.embeddings import provider
-    from content.services import search_index
+    from content.search import indexing as search_index
+    from content.search.embeddings import provider
 
     user = get_user_model().objects.create_user("bench", password="x")
     rng = random.Random(7)
@@ -401,7 +402,9 @@ def over_http(args: argparse.Namespace, rows: list[Row]) -> None:
 
 def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: float) -> None:
     from content.models.search import SearchChunk
-    from content.queries import lists, search, semantic
+    from content.queries import lists
+    from content.search import ranking as search
+    from content.search import semantic
 
     total = SearchChunk.objects.filter(owner=user).count()
     before = rss_mb()

@@ -25,5 +25,5 @@ class ContentConfig(AppConfig):
         # Webhooks listen to the change log (a change fans out to the owner's webhooks);
         # retention registers its periodic prune with the task workers.
         # Registers the meaning index's task as the listener of history's marks (SPEC §16).
-        import content.services.search_index  # noqa: F401
+        import content.search.indexing  # noqa: F401
         from content.services import retention, webhooks  # noqa: F401

@@ -17,7 +17,8 @@ from pydantic import Field
 from content import item_types, queries, services, shapes
 from content.history import changes as changelog
 from content.models import Item, Note
-from content.queries import ItemRef, related
+from content.queries import ItemRef
+from content.search import related
 from content.services import Precondition, relationships
 from content.services import capture as capture_service
 from content.services.relationships import End

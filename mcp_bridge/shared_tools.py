@@ -18,7 +18,7 @@ from typing import Any
 from content import history, item_types, queries, services, shapes
 from content.models import Item
 from content.queries import ItemRef, context
-from content.queries import search as ranked
+from content.search import ranking as ranked
 from content.services import Precondition
 from content.text.replace import Edit
 from mcp_bridge import calls

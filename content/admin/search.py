@@ -21,7 +21,7 @@ from django.http import HttpRequest
 from content.errors import SearchUnavailable
 from content.models import ItemState
 from content.queries import ListParams
-from content.queries import search as ranked
+from content.search import ranking as ranked
 
 MODES = ("hybrid", "semantic")
 RANK = "search_rank"

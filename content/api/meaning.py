@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from content import item_types
 from content.api.common import owner_of
-from content.queries import related
+from content.search import related
 from tiddly.schema import errors
 from tiddly.scopes import readable_areas
 from tiddly.serializers import validated

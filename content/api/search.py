@@ -14,7 +14,8 @@ from content import item_types
 from content.api import serializers as s
 from content.api.common import owner_of
 from content.api.views import scopes_to_read
-from content.queries import lists, search
+from content.queries import lists
+from content.search import ranking as search
 from tiddly.schema import errors
 from tiddly.scopes import ANY_AREA, readable_areas, require_scopes
 from tiddly.serializers import validated

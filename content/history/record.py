@@ -32,10 +32,10 @@ from django.utils import timezone
 
 from content import bulk, item_types
 from content.history import changes as changelog
-from content.history import search_marks
 from content.history.codec import Patch, apply_patch, make_patch
 from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
+from content.search import marks as search_marks
 from tiddly.errors import NotFound
 
 # Opportunistic pruning runs on every PRUNE_EVERY-th version of an item (cheap: two queries).

@@ -130,7 +130,7 @@ def uses_fts() -> bool:
 # --- lists --------------------------------------------------------------------------------------
 
 
-def _filtered(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
+def filtered_items(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
     now = timezone.now()
     views = Q()
     for view in params.views:
@@ -321,7 +321,7 @@ def _sort_title(model: type[Item]) -> Any:
     return Lower(Coalesce(NullIf(F("title"), Value("")), fallback, output_field=CharField()))
 
 
-def _ordering(params: ListParams) -> list[Any]:
+def ordering(params: ListParams) -> list[Any]:
     desc = params.sort_order == "desc"
     key = params.effective_sort
     if key == "relevance":
@@ -375,11 +375,11 @@ def attach_tags(model: type[Item], items: list[Item]) -> list[Item]:
 def list_items(owner: Any, model: type[Item], params: ListParams) -> tuple[int, list[Item]]:
     if not params.includes(model.type_name):
         return 0, []  # the saved filter excludes this type
-    qs = _filtered(owner, model, params)
+    qs = filtered_items(owner, model, params)
     page = list(
         _list_columns(qs, model)
         .prefetch_related(*_related(model))
-        .order_by(*_ordering(params))[params.offset : params.offset + params.limit]
+        .order_by(*ordering(params))[params.offset : params.offset + params.limit]
     )
     return _total(qs, params, len(page)), attach_tags(model, page)
 
@@ -394,20 +394,20 @@ def _total(qs: Any, params: ListParams, shown: int) -> int:
 
 def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int, list[Item]]:
     """One ordered, paginated list over several item types (a UNION of their id/sort columns)."""
-    union = _union(owner, types, params)
+    union = union_rows(owner, types, params)
     if union is None:
         return 0, []
-    rows = list(union.order_by(*_ordering(params))[params.offset : params.offset + params.limit])
-    return _total(union, params, len(rows)), _load(owner, rows)
+    rows = list(union.order_by(*ordering(params))[params.offset : params.offset + params.limit])
+    return _total(union, params, len(rows)), load_rows(owner, rows)
 
 
 def item_lines(owner: Any, types: list[str], params: ListParams) -> list[dict[str, Any]]:
     """One page as ``{id, kind, handle, shown_title}`` rows in one query, without a count or
     tags: what an overview lists. ``handle`` is the type's ``name_field`` (a prompt's name)."""
-    union = _union(owner, types, params, lines=True)
+    union = union_rows(owner, types, params, lines=True)
     if union is None:
         return []
-    return list(union.order_by(*_ordering(params))[params.offset : params.offset + params.limit])
+    return list(union.order_by(*ordering(params))[params.offset : params.offset + params.limit])
 
 
 _ROW = ("id", "kind", "created_at", "updated_at", "last_used_at", "sort_title", "rank")
@@ -416,7 +416,7 @@ _ROW = ("id", "kind", "created_at", "updated_at", "last_used_at", "sort_title", 
 _RANKING_ROW = ("id", "kind", "created_at", "rank")  # what ordering by relevance reads
 
 
-def _union(
+def union_rows(
     owner: Any, types: list[str], params: ListParams, *, lines: bool = False, ranking: bool = False
 ) -> Any:
     """The UNION of each type's filtered id/sort columns, or None when no type is left.
@@ -428,7 +428,7 @@ def _union(
     parts = []
     for type_name in types:
         model = item_types.model_for(type_name)
-        qs = _filtered(owner, model, params).annotate(
+        qs = filtered_items(owner, model, params).annotate(
             kind=Value(type_name, output_field=CharField())
         )
         columns: tuple[str, ...] = _RANKING_ROW
@@ -465,7 +465,7 @@ def active_counts(owner: Any, types: list[str]) -> dict[str, int]:
     return {t: owned(owner, item_types.model_for(t)).active().count() for t in types}
 
 
-def _load(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
+def load_rows(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
     by_type: dict[str, list[Any]] = {}
     for row in rows:
         by_type.setdefault(row["kind"], []).append(row["id"])

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from content.models.search import SearchDirty
-from content.queries import semantic, typos
+from content.search import semantic, typos
 from tiddly.tasks import run_tasks
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from content.queries.embeddings import (
+from content.search.embeddings import (
     LocalProvider,
     OffProvider,
     OpenAIProvider,

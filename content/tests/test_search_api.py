@@ -8,7 +8,7 @@ import pytest
 
 from content.models import Note
 from content.models.search import SearchChunk, SearchDirty
-from content.queries import embeddings
+from content.search import embeddings
 from content.tests.helpers import assert_error
 from content.tests.search_support import _fresh_index, index, make_note, search  # noqa: F401
 
@@ -130,7 +130,7 @@ def test_provider_down_degrades_hybrid_and_refuses_semantic(api: Any, settings: 
     # a write still succeeds and stays pending while the provider is off
     second = make_note(api, "Rye", "more bread")
     assert Note.objects.filter(pk=second).exists()
-    from content.services.search_index import index_pending
+    from content.search.indexing import index_pending
 
     assert index_pending().unavailable
     assert SearchDirty.objects.filter(item_id=second).exists()

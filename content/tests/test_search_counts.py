@@ -9,7 +9,7 @@ import pytest
 
 from content.history import Actor
 from content.models import Note
-from content.queries import search as search_queries
+from content.search import ranking as search_queries
 from content.services import create_item
 from content.tests.search_support import _fresh_index, index, search  # noqa: F401
 

@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 
 from content.models.search import SearchChunk, SearchDirty
-from content.queries import embeddings
-from content.services import search_index
+from content.search import embeddings
+from content.search import indexing as search_index
 from content.tests.search_support import _fresh_index, make_note  # noqa: F401
 
 

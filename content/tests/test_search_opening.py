@@ -13,7 +13,7 @@ from django.db import connection
 from content.dbops import FTS_CONTENT_CHARS, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Note
 from content.queries import lists
-from content.queries.search import keyword_ranking
+from content.search.ranking import keyword_ranking
 from content.tests.search_support import _fresh_index, index, make_note  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -114,7 +114,7 @@ def test_planner_statistics_make_a_hit_list_use_the_primary_key(owner: Any) -> N
     Note.objects.bulk_create([Note(owner=owner, title=f"n{i}", content="x") for i in range(300)])
     ids = list(Note.objects.values_list("pk", flat=True)[:5])
     params = lists.ListParams(views=[ItemState.ACTIVE])
-    qs = lists._filtered(owner, Note, params).filter(pk__in=ids).values_list("pk", flat=True)
+    qs = lists.filtered_items(owner, Note, params).filter(pk__in=ids).values_list("pk", flat=True)
     refresh_statistics()
     sql, query_params = qs.query.sql_with_params()
     with connection.cursor() as cursor:

@@ -1,4 +1,4 @@
-"""A large index is held as 4-bit codes with a sign sketch (content.queries.semantic): it must
+"""A large index is held as 4-bit codes with a sign sketch (content.search.semantic): it must
 rank as the exact int8 index does, in half its memory."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from content.queries import semantic
-from content.queries.embeddings import provider
+from content.search import semantic
+from content.search.embeddings import provider
 from content.tests.search_corpus import NOTES, QUERIES
 from content.tests.search_support import _fresh_index, index, make_note, search  # noqa: F401
 

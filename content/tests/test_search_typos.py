@@ -74,7 +74,7 @@ def test_the_trigram_index_serves_the_near_word_lookup() -> None:
 @postgres_only
 def test_the_content_word_lookup_is_cancelled_at_its_budget(owner: Any, monkeypatch: Any) -> None:
     from content.models import Note
-    from content.queries import typos as ranked
+    from content.search import typos as ranked
 
     finished = []
 
@@ -100,7 +100,7 @@ def test_a_word_lookup_past_its_budget_counts_as_found_and_leaves_no_timeout(
     from django.db.models import Q
 
     from content.models import Note
-    from content.queries import typos
+    from content.search import typos
 
     Note.objects.create(owner=owner, title="A note", content="Some words.")
     monkeypatch.setattr(typos, "OCCURS_MS", 50)

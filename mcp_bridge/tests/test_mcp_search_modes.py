@@ -9,7 +9,7 @@ import pytest
 
 from content.history import Actor
 from content.models.search import SearchDirty
-from content.queries import semantic
+from content.search import semantic
 from content.services import relationships
 from content.services.relationships import End
 from content.tests.search_corpus import NOTES

@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from content.models.search import SearchDirty
-from content.queries.embeddings import provider
-from content.services import search_index
+from content.search import indexing as search_index
+from content.search.embeddings import provider
 
 
 class Command(BaseCommand):

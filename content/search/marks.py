@@ -2,7 +2,7 @@
 
 ``record_version``/``record_created_versions`` call ``mark`` in the write's transaction: an
 upserted ``SearchDirty`` row, nothing more (the task workers' poller in
-``content.services.search_index`` sees the marked rows and queues the indexing). A permanent
+``content.search.indexing`` sees the marked rows and queues the indexing). A permanent
 delete erases the item's vectors with it.
 """
 

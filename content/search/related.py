@@ -12,9 +12,9 @@ from content import item_types
 from content.errors import SearchUnavailable
 from content.models import Item, Relationship, Tag
 from content.queries import lists as queries
-from content.queries import semantic
-from content.queries.embeddings import ProviderUnavailable, provider
 from content.queries.items import display_title
+from content.search import semantic
+from content.search.embeddings import ProviderUnavailable, provider
 from content.shapes import RelatedByMeaning
 from content.text.chunks import embed_text, item_chunks
 

@@ -30,9 +30,9 @@ from content.errors import SearchUnavailable
 from content.models import Item
 from content.models.search import SearchChunk, SearchDirty
 from content.queries import lists as queries
-from content.queries import semantic, typos
-from content.queries.embeddings import ProviderUnavailable, provider
-from content.queries.semantic import ChunkHit
+from content.search import semantic, typos
+from content.search.embeddings import ProviderUnavailable, provider
+from content.search.semantic import ChunkHit
 from content.shapes import SearchMatch
 
 RRF_K = 60
@@ -135,7 +135,7 @@ def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: st
         (r["type"], r["id"]): r
         for r in results(owner, found.page, found.words, whole_content=mode == "keyword")
     }
-    items = queries._load(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
+    items = queries.load_rows(owner, [{"kind": r.item_type, "id": r.item_id} for r in found.page])
     out = []
     for item in items:
         row = rows.get((item.type_name, str(item.pk)))
@@ -155,12 +155,12 @@ def keyword_ranking(
 ) -> list[Ranked]:
     """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller), its best
     ``depth``."""
-    union = queries._union(
+    union = queries.union_rows(
         owner, types, replace(params, sort_by="relevance", sort_order="desc"), ranking=True
     )
     if union is None:
         return []
-    rows = union.order_by(*queries._ordering(replace(params, sort_by="relevance")))
+    rows = union.order_by(*queries.ordering(replace(params, sort_by="relevance")))
     ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:depth]]
     n = len(ranked)
     # Relevance on SQLite is 0 for every hit: the score falls back to the rank position.
@@ -206,7 +206,7 @@ def _passing_ids(owner: Any, types: list[str], params: queries.ListParams) -> se
     for type_name in types:
         if params.includes(type_name):
             model = item_types.model_for(type_name)
-            ids = queries._filtered(owner, model, params).values_list("pk", flat=True)
+            ids = queries.filtered_items(owner, model, params).values_list("pk", flat=True)
             allowed.update((type_name, pk) for pk in ids)
     return allowed
 
@@ -221,7 +221,7 @@ def _passing(owner: Any, hits: list[ChunkHit], params: queries.ListParams) -> se
         if not params.includes(type_name):
             continue
         model = item_types.model_for(type_name)
-        qs = queries._filtered(owner, model, params).filter(pk__in=ids)
+        qs = queries.filtered_items(owner, model, params).filter(pk__in=ids)
         allowed.update((type_name, pk) for pk in qs.values_list("pk", flat=True))
     return allowed
 

@@ -1,6 +1,6 @@
 """Keeping the meaning index current (SPEC §16): writes mark items dirty, one task indexes them.
 
-A write (``content.history.search_marks``) only upserts a ``SearchDirty`` row in its own
+A write (``content.search.marks``) only upserts a ``SearchDirty`` row in its own
 transaction — it never waits for (or fails because of) the provider; the task workers' poller
 queues ``index_pending`` when marked rows exist and no run is queued (within about a second). The task indexes every dirty item in batches (bounded in count and in characters): it
 cuts the items into chunks and embeds them outside any transaction, then in a short one replaces
@@ -25,9 +25,9 @@ from django.db.models.functions import Length
 from django_tasks import task
 
 from content import item_types
-from content.history import search_marks
 from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
-from content.queries.embeddings import ProviderUnavailable, provider
+from content.search import marks as search_marks
+from content.search.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
 from tiddly.tasks import enqueue, is_queued, register_poller
 
