@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from content.text import page_markdown
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
@@ -38,15 +41,18 @@ class Page:
 
 
 # trafilatura's options that keep what a reader of the page needs (links, headings, emphasis,
-# code, tables) as Markdown, and leave out comments and images.
+# code, tables, images as `![alt](url)`) as Markdown, and leave out comments. What it still
+# loses (a fence's language, quotes) ``page_markdown`` puts back.
 EXTRACT_OPTIONS: dict[str, Any] = {
     "output_format": "markdown",
     "include_links": True,
     "include_formatting": True,
     "include_tables": True,
     "include_comments": False,
-    "include_images": False,
+    "include_images": True,
 }
+# An inline image (`data:`) is the picture's bytes, not a link: megabytes of base64 in content.
+_INLINE_IMAGE = re.compile(r"!\[[^\]\n]*\]\(data:[^)\s]*\)\n?")
 
 
 def _clean(text: str | None) -> str | None:
@@ -89,7 +95,9 @@ def extract(body: bytes, *, content_type: str, charset: str | None = None) -> Pa
     if kind == "pdf":
         return _pdf(body)
     if kind == "text":
-        return Page(title=None, description=None, content=_clean(_decode(body, charset)))
+        text = _clean(_decode(body, charset))
+        title = page_markdown.first_heading(text) if text else None
+        return Page(title=title, description=None, content=text)
     return extract_html(_decode(body, charset) if charset else body)
 
 
@@ -116,7 +124,11 @@ def extract_html(html: str | bytes) -> Page:
     description = _meta(tree, "//meta[@property='og:description']/@content") or _meta(
         tree, "//meta[@name='description']/@content"
     )
+    marks = page_markdown.Marks()
+    page_markdown.mark(tree, marks)
     text = trafilatura.extract(tree, **EXTRACT_OPTIONS)
+    if text:
+        text = _INLINE_IMAGE.sub("", page_markdown.finish(text, marks))
     return Page(title=title, description=description, content=_clean(text))
 
 
@@ -130,4 +142,7 @@ def _pdf(body: bytes) -> Page:
         title = meta.title if meta is not None else None
     except Exception as exc:  # pypdf raises many kinds on a broken file
         raise Unreadable(f"not a readable PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
-    return Page(title=_one_line(title), description=None, content=_clean("\n\n".join(texts)))
+    content = _clean("\n\n".join(texts))
+    # A PDF's metadata title, else its first line (what a reader sees as its heading).
+    title = _one_line(title) or (page_markdown.first_line(content) if content else None)
+    return Page(title=title, description=None, content=content)
