@@ -51,11 +51,12 @@ from mcp_bridge.results import (
     unknown_arguments,
     unknown_tool,
 )
+from tiddly import __version__
 from tiddly.errors import Forbidden, ValidationFailed
 from tiddly.scopes import Area, require_scope, scopes_of
 from tiddly.serializers import printable, text_problem
 
-SERVER_VERSION = "1.0.0"
+SERVER_VERSION = __version__
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,10 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 from django.conf import settings
 
-USER_AGENT = "Tiddly/1.0 (+self-hosted bookmark capture; https://github.com/tiddly)"
+from tiddly import __version__
+
+# Honest and plain: what is asking and which version, no made-up project URL.
+USER_AGENT = f"Tiddly/{__version__}"
 MAX_REDIRECTS = 5
 _REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -356,8 +359,11 @@ def fetch(
     follow_redirects: bool = True,
     max_bytes: int = 10_000_000,
     timeout: float = 15.0,
+    read_body: bool = True,
 ) -> OutboundResponse:
-    """Fetch `url` under the outbound rules; a non-2xx comes back as a response, not an error."""
+    """Fetch `url` under the outbound rules; a non-2xx comes back as a response, not an error.
+    ``read_body=False`` answers with the status and headers only: the body is never read (and
+    the connection is closed), so its size cannot matter."""
     seconds = _timeout_setting(timeout)
     deadline = _Deadline(seconds)
     backend = _PinnedBackend(deadline)
@@ -411,7 +417,11 @@ def fetch(
                         url = next_url
                         continue
                     encoding = response_headers.get("content-encoding", "").strip().lower()
-                    data = _read_body(response.iter_stream(), encoding, max_bytes)
+                    data = (
+                        _read_body(response.iter_stream(), encoding, max_bytes)
+                        if read_body
+                        else b""
+                    )
                     content_type, charset = _media_type(response_headers.get("content-type", ""))
                     return OutboundResponse(
                         status=status,

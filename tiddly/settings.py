@@ -15,6 +15,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from tiddly import __version__
 from tiddly.env import env_bool, env_int, env_int_list, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -263,6 +264,7 @@ TIDDLY_SHARE_THROTTLE_ENABLED = env_bool("TIDDLY_THROTTLE_ENABLED", True)
 TIDDLY_CHANGES_RETENTION_DAYS = env_int("TIDDLY_CHANGES_RETENTION_DAYS", 90, minimum=1)
 TIDDLY_WEBHOOK_DELIVERY_DAYS = env_int("TIDDLY_WEBHOOK_DELIVERY_DAYS", 30, minimum=1)
 TIDDLY_WEBHOOK_RETRY_DELAYS = env_int_list("TIDDLY_WEBHOOK_RETRY_DELAYS", [5, 30, 120, 600, 3600])
+TIDDLY_MAX_WEBHOOKS = env_int("TIDDLY_MAX_WEBHOOKS", 20, minimum=1)  # per person
 # How often (seconds) a task worker queues the pruning of expired changes and deliveries; 0 = never
 # (then run `manage.py prune_changes` from cron).
 TIDDLY_PRUNE_INTERVAL = env_int("TIDDLY_PRUNE_INTERVAL", 3600, minimum=0)
@@ -327,7 +329,7 @@ SPECTACULAR_SETTINGS = {
         "precisely. Authenticate with `Authorization: Bearer tdly_…`. Every error body is "
         "`{error, message, …}` with a stable machine code and an instructional message."
     ),
-    "VERSION": "1.0.0",
+    "VERSION": __version__,
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/",

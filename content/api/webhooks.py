@@ -16,7 +16,7 @@ from content.models.changes import ChangeAction
 from content.models.webhooks import DeliveryStatus
 from content.services import webhooks
 from tiddly.schema import errors
-from tiddly.scopes import ANY_AREA
+from tiddly.scopes import ANY_AREA, readable_areas
 from tiddly.serializers import JSONBooleanField, StrictSerializer, optional_list, validated
 
 
@@ -29,7 +29,8 @@ class WebhookCreateSerializer(StrictSerializer):
     )
     types = optional_list(
         serializers.CharField(),
-        f"Item types ({', '.join(item_types.type_names())}); empty = all.",
+        f"Item types ({', '.join(item_types.type_names())}); empty = every type this token can "
+        "read (it may name only those).",
         default=list,
     )
 
@@ -79,6 +80,12 @@ class PingOut(serializers.Serializer):
     delivery_id = serializers.UUIDField()
 
 
+def _readable(request: Request) -> list[str]:
+    """The item types the caller can read: a webhook it makes may send only those, and it
+    manages only webhooks whose types it can all read (SPEC §17.2 reach)."""
+    return item_types.types_in(readable_areas(request.auth))
+
+
 DESCRIPTION = (
     "Each change (§17.1) that matches a webhook's events and types is POSTed to its URL as "
     '`{"type": "item.<action>", "timestamp", "data": {…the change, "item"}}` with Standard '
@@ -86,7 +93,10 @@ DESCRIPTION = (
     "task, at least once: a 2xx within 10 s is delivered; anything else (redirects included) is "
     "retried after each of TIDDLY_WEBHOOK_RETRY_DELAYS seconds, then failed; 10 consecutive "
     "failed deliveries disable the webhook until PATCH active: true. URLs must be public http(s) "
-    "(checked at create, on a url change and at every delivery). Needs a write scope."
+    "(checked at create, on a url change and at every delivery). Needs a write scope. A webhook "
+    "sends only the types its creating token could read (`types` may name only those) and is "
+    "managed only by tokens that read all of them (others get 404); the item carries "
+    "content_length, never its content. At most TIDDLY_MAX_WEBHOOKS (20) per person."
 )
 
 
@@ -117,24 +127,27 @@ class WebhookViewSet(viewsets.GenericViewSet):
         return webhooks.Webhook.objects.none()
 
     def list(self, request: Request) -> Response:
-        hooks = webhooks.Webhook.objects.filter(owner=owner_of(request))
+        hooks = webhooks.owned_webhooks(owner_of(request), _readable(request))
         return Response([webhooks.webhook_body(hook) for hook in hooks])
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(webhooks.webhook_body(webhooks.get_webhook(owner_of(request), pk)))
+        hook = webhooks.get_webhook(owner_of(request), pk, _readable(request))
+        return Response(webhooks.webhook_body(hook))
 
     def create(self, request: Request) -> Response:
         data = validated(WebhookCreateSerializer, request.data)
-        hook = webhooks.create_webhook(owner=owner_of(request), **data)
+        hook = webhooks.create_webhook(owner=owner_of(request), readable=_readable(request), **data)
         return Response(webhooks.webhook_body(hook, with_secret=True), status=201)
 
     def partial_update(self, request: Request, pk: str) -> Response:
         data = validated(WebhookUpdateSerializer, request.data)
-        hook = webhooks.update_webhook(owner=owner_of(request), webhook_id=pk, data=data)
+        hook = webhooks.update_webhook(
+            owner=owner_of(request), webhook_id=pk, data=data, readable=_readable(request)
+        )
         return Response(webhooks.webhook_body(hook))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        webhooks.delete_webhook(owner=owner_of(request), webhook_id=pk)
+        webhooks.delete_webhook(owner=owner_of(request), webhook_id=pk, readable=_readable(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
@@ -143,7 +156,7 @@ class WebhookViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["get"])
     def deliveries(self, request: Request, pk: str) -> Response:
-        hook = webhooks.get_webhook(owner_of(request), pk)
+        hook = webhooks.get_webhook(owner_of(request), pk, _readable(request))
         return Response([webhooks.delivery_body(d) for d in webhooks.recent_deliveries(hook)])
 
     @extend_schema(
@@ -153,5 +166,7 @@ class WebhookViewSet(viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def ping(self, request: Request, pk: str) -> Response:
-        delivery = webhooks.send_ping(owner=owner_of(request), webhook_id=pk)
+        delivery = webhooks.send_ping(
+            owner=owner_of(request), webhook_id=pk, readable=_readable(request)
+        )
         return Response({"delivery_id": str(delivery.pk)}, status=status.HTTP_202_ACCEPTED)

@@ -20,7 +20,10 @@ class Webhook(models.Model):
     # Needed in the clear to sign each attempt; shown to the owner only in the create response.
     secret = models.CharField(max_length=100, editable=False)
     events = models.JSONField(default=list, blank=True)  # change actions; empty = all
-    types = models.JSONField(default=list, blank=True)  # item types; empty = all
+    types = models.JSONField(default=list, blank=True)  # item types; empty = all of reach
+    # The item types the creating token could read (SPEC §17.2 reach): nothing else is sent,
+    # and only a caller who reads all of them may manage the webhook.
+    reach = models.JSONField(default=list, blank=True, editable=False)
     active = models.BooleanField(default=True)
     failure_count = models.PositiveIntegerField(default=0)
     disabled_reason = models.TextField(null=True, blank=True)
@@ -38,8 +41,10 @@ class Webhook(models.Model):
         return self.url
 
     def wants(self, change: Change) -> bool:
-        return (not self.events or change.action in self.events) and (
-            not self.types or change.item_type in self.types
+        return (
+            change.item_type in self.reach
+            and (not self.events or change.action in self.events)
+            and (not self.types or change.item_type in self.types)
         )
 
 

@@ -22,6 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
@@ -31,16 +32,16 @@ from content.errors import CursorExpired
 from content.history import changes as changelog
 from content.models.changes import Change, ChangeAction
 from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
-from content.shapes import metadata_item_data
-from tiddly import outbound, standard_webhooks
-from tiddly.errors import NotFound, ValidationFailed
+from content.shapes import item_data
+from tiddly import __version__, outbound, standard_webhooks
+from tiddly.errors import Forbidden, NotFound, ValidationFailed
 from tiddly.tasks import enqueue, register_poller
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_DELIVERIES_PER_TASK = 10
 DISABLE_AFTER_FAILURES = 10
-MAX_RESPONSE_BYTES = 64 * 1024
 PING = "ping"
+USER_AGENT = f"Tiddly-Webhooks/{__version__}"
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,9 @@ def _check_url(url: str) -> None:
         raise ValidationFailed({"url": [exc.reason]}) from None
 
 
-def _check_lists(events: Sequence[str] | None, types: Sequence[str] | None) -> None:
+def _check_lists(
+    events: Sequence[str] | None, types: Sequence[str] | None, reach: Sequence[str]
+) -> None:
     problems: dict[str, list[str]] = {}
     unknown = sorted(set(events or ()) - set(ChangeAction.values))
     if unknown:
@@ -69,14 +72,51 @@ def _check_lists(events: Sequence[str] | None, types: Sequence[str] | None) -> N
             f"Unknown type(s) {', '.join(unknown)}. Valid: {', '.join(item_types.type_names())} "
             "(empty = all)."
         ]
+    beyond = [name for name in dict.fromkeys(types or ()) if name not in unknown + list(reach)]
+    if beyond and "types" not in problems:
+        problems["types"] = [
+            f"This webhook may send only the types its token can read ({', '.join(reach)}), "
+            f"not {', '.join(beyond)}. Remove {', '.join(beyond)} from types, or create the "
+            "webhook with a token that can read them (a read scope: content:read for "
+            "bookmarks and notes, prompts:read for prompts)."
+        ]
     if problems:
         raise ValidationFailed(problems)
 
 
-def check_webhook(*, url: str, events: Sequence[str] = (), types: Sequence[str] = ()) -> None:
+def _reach(readable: Sequence[str] | None) -> list[str]:
+    """The item types a webhook made by a caller who can read ``readable`` may send (``None``:
+    a session, which reads every type)."""
+    return item_types.type_names() if readable is None else list(readable)
+
+
+def check_webhook(
+    *,
+    url: str,
+    events: Sequence[str] = (),
+    types: Sequence[str] = (),
+    readable: Sequence[str] | None = None,
+) -> None:
     """Every check ``create_webhook`` makes, writing nothing (the admin's form validates first)."""
-    _check_lists(events, types)
+    _check_lists(events, types, _reach(readable))
     _check_url(url)
+
+
+def _check_room(owner: Any) -> None:
+    """At most ``TIDDLY_MAX_WEBHOOKS`` per person: the owner's row is locked so two concurrent
+    creates cannot both take the last place."""
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    limit = settings.TIDDLY_MAX_WEBHOOKS
+    if Webhook.objects.filter(owner=owner).count() >= limit:
+        raise ValidationFailed(
+            {
+                "url": [
+                    f"You already have {limit} webhooks, the most one person may register "
+                    "(TIDDLY_MAX_WEBHOOKS). Delete one you no longer use (DELETE "
+                    "/api/webhooks/{id}/), or give one receiver several events and types."
+                ]
+            }
+        )
 
 
 def _uuid(value: Any) -> uuid.UUID:
@@ -86,19 +126,53 @@ def _uuid(value: Any) -> uuid.UUID:
         raise NotFound("No such webhook among yours. List them at /api/webhooks/.") from None
 
 
-def get_webhook(owner: Any, webhook_id: Any) -> Webhook:
+NOT_FOUND = (
+    "No such webhook among yours that this token may manage. List them at /api/webhooks/ (a "
+    "webhook is managed only by tokens that can read every type it may send)."
+)
+
+
+def within_reach(webhook: Webhook, readable: Sequence[str] | None) -> bool:
+    """Whether a caller who can read ``readable`` (``None``: a session) could have created
+    ``webhook``: it reads every type the webhook may send."""
+    return readable is None or set(webhook.reach) <= set(readable)
+
+
+def owned_webhooks(owner: Any, readable: Sequence[str] | None = None) -> list[Webhook]:
+    """The owner's webhooks a caller who can read ``readable`` may see (a person holds at most
+    ``TIDDLY_MAX_WEBHOOKS``, so the reach is compared here rather than in SQL)."""
+    hooks = Webhook.objects.filter(owner=owner)
+    return [hook for hook in hooks if within_reach(hook, readable)]
+
+
+def get_webhook(owner: Any, webhook_id: Any, readable: Sequence[str] | None = None) -> Webhook:
     webhook = Webhook.objects.filter(owner=owner, pk=_uuid(webhook_id)).first()
-    if webhook is None:
-        raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
+    if webhook is None or not within_reach(webhook, readable):
+        raise NotFound(NOT_FOUND)
     return webhook
 
 
 @transaction.atomic
 def create_webhook(
-    *, owner: Any, url: str, events: Sequence[str] = (), types: Sequence[str] = ()
+    *,
+    owner: Any,
+    url: str,
+    events: Sequence[str] = (),
+    types: Sequence[str] = (),
+    readable: Sequence[str] | None = None,
 ) -> Webhook:
-    _check_lists(events, types)
+    """A new webhook that may send the types ``readable`` names (its creator's read scopes;
+    ``None``: a session, every type)."""
+    reach = _reach(readable)
+    if not reach:
+        raise Forbidden(
+            "This token can read no item type, so a webhook it creates would have nothing to "
+            "send. Use a token with 'content:read' or 'prompts:read' (admin, /api/tokens/ or "
+            "`manage.py create_token --scope …`)."
+        )
+    _check_lists(events, types, reach)
     _check_url(url)
+    _check_room(owner)
     start = feed_end()
     return Webhook.objects.create(
         owner=owner,
@@ -108,16 +182,19 @@ def create_webhook(
         fed_change_id=start.id,
         events=list(dict.fromkeys(events)),
         types=list(dict.fromkeys(types)),
+        reach=reach,
     )
 
 
 @transaction.atomic
-def update_webhook(*, owner: Any, webhook_id: Any, data: dict[str, Any]) -> Webhook:
+def update_webhook(
+    *, owner: Any, webhook_id: Any, data: dict[str, Any], readable: Sequence[str] | None = None
+) -> Webhook:
     found = Webhook.objects.select_for_update().filter(owner=owner, pk=_uuid(webhook_id))
     webhook = found.first()
-    if webhook is None:
-        raise NotFound("No such webhook among yours. List them at /api/webhooks/.")
-    _check_lists(data.get("events"), data.get("types"))
+    if webhook is None or not within_reach(webhook, readable):
+        raise NotFound(NOT_FOUND)
+    _check_lists(data.get("events"), data.get("types"), webhook.reach)
     if "url" in data and data["url"] != webhook.url:
         _check_url(data["url"])
         webhook.url = data["url"]
@@ -134,13 +211,15 @@ def update_webhook(*, owner: Any, webhook_id: Any, data: dict[str, Any]) -> Webh
     return webhook
 
 
-def delete_webhook(*, owner: Any, webhook_id: Any) -> None:
-    get_webhook(owner, webhook_id).delete()
+def delete_webhook(*, owner: Any, webhook_id: Any, readable: Sequence[str] | None = None) -> None:
+    get_webhook(owner, webhook_id, readable).delete()
 
 
 @transaction.atomic
-def send_ping(*, owner: Any, webhook_id: Any) -> WebhookDelivery:
-    webhook = get_webhook(owner, webhook_id)
+def send_ping(
+    *, owner: Any, webhook_id: Any, readable: Sequence[str] | None = None
+) -> WebhookDelivery:
+    webhook = get_webhook(owner, webhook_id, readable)
     delivery = WebhookDelivery.objects.create(webhook=webhook, event=PING)
     _schedule([delivery.pk])
     return delivery
@@ -288,7 +367,13 @@ def _item(change: Change) -> dict[str, Any] | None:
         return None
     model = item_types.model_for(change.item_type)
     item = model.objects.filter(pk=change.item_id, owner_id=change.owner_id).first()
-    return dict(metadata_item_data(item)) if item is not None else None
+    if item is None:
+        return None
+    # No part of the content leaves in a webhook (SPEC §17.2): its length only.
+    data = dict(item_data(item))
+    for key in ("content", "content_metadata"):
+        data.pop(key, None)
+    return data
 
 
 def _start(delivery_id: Any) -> tuple[WebhookDelivery, Webhook] | None:
@@ -326,19 +411,25 @@ def deliver(delivery_id: Any) -> str:
     delivery, webhook = claimed
     body = (delivery.body or "").encode()
     headers = standard_webhooks.headers(webhook.secret, delivery.message_id, int(time.time()), body)
+    headers["User-Agent"] = USER_AGENT
     code: int | None = None
+    final = False
     try:
+        # Only the status counts: the receiver's body is never read, whatever its size.
         response = outbound.fetch(
             webhook.url,
             method="POST",
             headers=headers,
             body=body,
             follow_redirects=False,
-            max_bytes=MAX_RESPONSE_BYTES,
             timeout=DELIVERY_TIMEOUT_SECONDS,
+            read_body=False,
         )
     except outbound.OutboundError as exc:
         error: str | None = exc.reason
+        # The outbound rules refused the URL (a private address, a host not allowed): a policy
+        # answer that a retry would only repeat, so the delivery fails at once.
+        final = exc.reason.startswith("refused:")
     else:
         code = response.status
         error = None if 200 <= code < 300 else _http_error(code)
@@ -347,7 +438,7 @@ def deliver(delivery_id: Any) -> str:
         current = locked.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).first()
         if current is None:
             return "skipped"
-        return _finish(current, ok=error is None, code=code, error=error)
+        return _finish(current, ok=error is None, code=code, error=error, final=final)
 
 
 def _http_error(code: int) -> str:

@@ -3,6 +3,7 @@ signatures with the ``standardwebhooks`` library, and plays scripted answers."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -26,7 +27,7 @@ class Receiver:
     port: int
     secret: str = ""
     # Scripted answers, one per request: ("status", 200), ("sleep", seconds), ("close",),
-    # ("redirect", url). When empty, 200.
+    # ("redirect", url), ("big", status, body bytes). When empty, 200.
     script: list[tuple[Any, ...]] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
 
@@ -57,12 +58,14 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.close()
                 return
-            self.send_response(step[1] if step[0] == "status" else 302)
+            self.send_response(step[1] if step[0] in ("status", "big") else 302)
             if step[0] == "redirect":
                 self.send_header("Location", step[1])
-            self.send_header("Content-Length", "2")
+            answer = b"x" * step[2] if step[0] == "big" else b"ok"
+            self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
-            self.wfile.write(b"ok")
+            with contextlib.suppress(OSError):  # the sender may hang up without reading it
+                self.wfile.write(answer)
 
     return Handler
 
