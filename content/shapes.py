@@ -333,7 +333,7 @@ def etag(item: Item) -> str:
 def markdown_head(item: Item) -> str:
     """What an item's Markdown (an MCP resource, a share's ``.md``) puts before its content: a
     ``# title`` line and, for a type with a URL, the URL."""
-    title = item.title or getattr(item, item.title_fallback or "", None) or str(item.pk)
+    title = item.display_title() or str(item.pk)
     head = f"# {title}\n\n"
     url = getattr(item, "url", None)
     return f"{head}<{url}>\n\n" if url else head

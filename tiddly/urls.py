@@ -41,6 +41,7 @@ urlpatterns = [
     path("api/", include("content.api.portability")),
     path("", include("mcp_bridge.urls")),
     path("", include("content.pages.urls")),
+    path("", include("content.library.urls")),
 ]
 
 

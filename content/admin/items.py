@@ -11,7 +11,6 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from typing import Any, ClassVar, cast
-from urllib.parse import urlsplit
 
 from django import forms
 from django.conf import settings
@@ -339,7 +338,7 @@ class BookmarkAdmin(HistoryAdminMixin, ItemAdmin):
 
     @admin.display(description="title", ordering="title")
     def label(self, obj: Bookmark) -> str:
-        return obj.title or urlsplit(obj.url).netloc or obj.url
+        return obj.display_title() or obj.url
 
     @admin.display(description="url", ordering="url")
     def link(self, obj: Bookmark) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 import uuid6
 from django.conf import settings
@@ -111,6 +112,15 @@ class Item(models.Model):
     def __str__(self) -> str:
         return self.title or str(self.id)
 
+    def display_title(self) -> str | None:
+        """How every door names the item (SPEC §9: the library, the admin, related items,
+        exports): its title, else what its type falls back to (``untitled_name``)."""
+        return (self.title or "").strip() or self.untitled_name()
+
+    def untitled_name(self) -> str | None:
+        fallback = self.title_fallback
+        return getattr(self, fallback, None) if fallback else None
+
     @property
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
@@ -187,7 +197,15 @@ class Bookmark(Item):
         constraints = [unique_among_live("bookmark", "url")]
 
     def __str__(self) -> str:
-        return self.title or self.url
+        return self.display_title() or self.url
+
+    def untitled_name(self) -> str | None:
+        # A capture fills a blank title with the page's; without one the URL's host and path.
+        parts = urlsplit(self.url or "")
+        if not parts.netloc:
+            return self.url or None
+        shown = parts.netloc + parts.path.rstrip("/")
+        return shown + ("?" + parts.query if parts.query else "")
 
     def apply_type_fields(self, data: Mapping[str, Any], *, creating: bool) -> None:
         if creating or "url" in data:

@@ -465,6 +465,8 @@ class NetscapeBookmark(Protocol):
 
     def tag_names(self) -> list[str]: ...
 
+    def display_title(self) -> str | None: ...
+
 
 HEADER = (
     "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n"
@@ -491,7 +493,7 @@ def bookmark_html(bookmark: NetscapeBookmark) -> str:
         f'ADD_DATE="{int(bookmark.created_at.timestamp())}" '
         f'LAST_MODIFIED="{int(bookmark.updated_at.timestamp())}"'
         + (f' TAGS="{_attr(tags)}"' if tags else "")
-        + f">{html.escape(bookmark.title or bookmark.url, quote=False)}</A>\n"
+        + f">{html.escape(bookmark.display_title() or bookmark.url, quote=False)}</A>\n"
     )
     if bookmark.description:
         line += f"    <DD>{html.escape(bookmark.description, quote=False)}\n"

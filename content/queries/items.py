@@ -131,9 +131,9 @@ def related_items(owner: Any, item: Item) -> list[RelatedItem]:
 
 
 def display_title(item: Item) -> str | None:
-    """The title, else what sorting by title falls back to (a bookmark's url, a prompt's name)."""
-    fallback = item.title_fallback
-    return item.title or (getattr(item, fallback) if fallback else None)
+    """The one display title (``Item.display_title``): the title, else a bookmark's URL host and
+    path or a prompt's name."""
+    return item.display_title()
 
 
 # --- inside one item ----------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def test_an_items_page_lists_the_other_ends_without_trashed_ones(api: Any, owner
     api.delete(detail_url("note", gone.pk))
     rels = api.get(detail_url("note", note.pk)).json()["relationships"]
     assert [(r["type"], r["id"], r["title"], r["description"]) for r in rels] == [
-        ("bookmark", str(bookmark.pk), "https://example.com/x", "d"),
+        ("bookmark", str(bookmark.pk), "example.com/x", "d"),  # SPEC §9's display title
         ("prompt", str(prompt.pk), "P", "d"),
     ]
     assert api.get(detail_url("bookmark", bookmark.pk)).json()["relationships"][0]["id"] == str(

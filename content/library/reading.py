@@ -1,0 +1,150 @@
+"""An item's reading page and its history (SPEC §9): ``/library/<type>/<id>/`` and
+``/library/<type>/<id>/history/[<version>/]``.
+
+The content is read in windows of ``LINES`` lines through the same partial read as
+``GET /api/{type}/{id}/?start_line=&end_line=`` and rendered by the share page's renderer
+(Markdown → sanitised HTML); "Continue" asks for the next window, so a 100 000-line note is never
+rendered whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from content import history, item_types, queries
+from content.errors import SearchUnavailable
+from content.library import web
+from content.library.listing import capture_of
+from content.models import Item
+from content.search import related
+from content.shapes import share_data
+from content.text.markdown_html import markdown_to_html
+from tiddly.errors import TiddlyError
+
+LINES = 400
+HISTORY_PAGE = 20
+
+
+def _start(request: HttpRequest) -> int:
+    try:
+        return max(1, int(request.GET.get("start") or 1))
+    except ValueError:
+        return 1
+
+
+def _window(item: Item, start: int) -> Any:
+    if item.content is None:
+        return None
+    try:
+        return queries.line_window(item.content, start, start + LINES - 1)
+    except TiddlyError:  # past the end: the first window
+        return queries.line_window(item.content, 1, LINES)
+
+
+def _meaning(owner: Any, item: Item) -> dict[str, Any]:
+    """Related items and suggested tags; empty with a note when search by meaning is down."""
+    if item.is_deleted:
+        return {"related": [], "suggested": []}
+    try:
+        found = related.suggestions(owner, item, item_types.type_names())
+    except SearchUnavailable as error:
+        return {"related": [], "suggested": [], "meaning_error": error.message}
+    return {"related": found["related"], "suggested": [t["name"] for t in found["tags"]]}
+
+
+@require_GET
+@web.library_view
+def item_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
+    owner = web.owner_of(request)
+    item = queries.get_owned(owner, web.ref_of(type_name, pk))
+    window = _window(item, _start(request))
+    linked = queries.related_items(owner, item)
+    linked_keys = {(r["type"], r["id"]) for r in linked}
+    meaning = _meaning(owner, item)
+    for r in meaning["related"]:
+        r["linked"] = (r["type"], r["id"]) in linked_keys
+    context: dict[str, Any] = {
+        "item": item,
+        "title": item.display_title() or f"Untitled {item.type_name}",
+        "tags": item.tag_names(),
+        "url": _safe_href(getattr(item, "url", None)),
+        "capture": capture_of(item),
+        "share": share_data(item),
+        "window": window,
+        "html": markdown_to_html(window.content) if window and item.type_name != "prompt" else "",
+        "next_start": window.end_line + 1
+        if window and window.end_line < window.total_lines
+        else None,
+        "links": linked,
+        "undo": _undo(request, item),
+        **meaning,
+    }
+    return render(request, "library/item.html", context)
+
+
+def _undo(request: HttpRequest, item: Item) -> int | None:
+    """After a restore the page offers to put back the version it replaced (``?undo=N``)."""
+    try:
+        version = int(request.GET.get("undo") or 0)
+    except ValueError:
+        return None
+    return version if 0 < version < history.latest_version(item) else None
+
+
+def _safe_href(url: str | None) -> str | None:
+    if url and url.lower().startswith(("http://", "https://")):
+        return url
+    return None
+
+
+@require_GET
+@web.library_view
+def history_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
+    owner = web.owner_of(request)
+    item = queries.get_owned_head(owner, web.ref_of(type_name, pk))
+    page = _start(request)
+    total, entries = queries.history_page(
+        item, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE
+    )
+    latest = history.latest_version(item)
+    context = {
+        "item": item,
+        "title": _title_of(owner, item),
+        "entries": entries,
+        "latest": latest,
+        "previous": page - 1 if page > 1 else None,
+        "next": page + 1 if page * HISTORY_PAGE < total else None,
+    }
+    return render(request, "library/history.html", context)
+
+
+def _title_of(owner: Any, item: Item) -> str:
+    head = queries.owned(owner, type(item)).filter(pk=item.pk).defer("content").get()
+    return head.display_title() or f"Untitled {item.type_name}"
+
+
+@require_GET
+@web.library_view
+def version_page(request: HttpRequest, type_name: str, pk: str, version: int) -> HttpResponse:
+    owner = web.owner_of(request)
+    item = queries.get_owned_head(owner, web.ref_of(type_name, pk))
+    diff = queries.diff_data(item, version)
+    context = {
+        "item": item,
+        "title": _title_of(owner, item),
+        "diff": diff,
+        "lines": _diff_lines(diff["diff"]),
+        "version": version,
+        "latest": history.latest_version(item),
+    }
+    return render(request, "library/version.html", context)
+
+
+def _diff_lines(text: str) -> list[tuple[str, str]]:
+    """Each line of a unified diff with a class: added, removed, hunk or context."""
+    kinds = {"+": "added", "-": "removed", "@": "hunk"}
+    return [(kinds.get(line[:1], "context"), line) for line in text.splitlines()]
