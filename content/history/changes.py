@@ -1,8 +1,9 @@
 """The change feed's mechanics (SPEC §17.1): recording, cursors, reading and retention.
 
-A cursor names a position ``(xid, id)`` in the log (see ``content.changes_models``) and means
+A cursor names a position ``(xid, id)`` in the log (see ``content.models.changes``) and means
 "everything at or before this position has been seen". A read hands out only *settled* rows — rows
-at or before the settled position, below which no transaction is still running — so a row can
+at or before the owner's settled position, below which none of the owner's writes is still
+running (on PostgreSQL: per-owner tickets, below; nothing else on the server counts) — so a row can
 never commit behind a cursor already handed out: a poller that follows ``next_cursor`` sees every
 change exactly once. When a read exhausts what is settled, ``next_cursor`` moves up to the settled
 position itself, so an idle poller's cursor keeps up with the log (and with pruning).
@@ -16,12 +17,14 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
@@ -29,6 +32,7 @@ from django.utils.crypto import salted_hmac
 
 from content.errors import CursorExpired
 from content.models.changes import Change, ChangeAction, ChangeLogWatermark
+from content.models.webhooks import WebhookDelivery
 from tiddly.errors import ValidationFailed
 
 _CURSOR_SALT = "tiddly.changes.cursor"
@@ -136,7 +140,13 @@ def record_changes(records: Sequence[ChangeRecord]) -> list[Change]:
     """Append changes to the log inside the caller's transaction (they are settled when it ends)."""
     if not records:
         return []
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        with transaction.atomic():  # a ticket is only as good as the transaction holding it
+            return record_changes(records)
     now = timezone.now()
+    tickets = {}
+    if connection.vendor == "postgresql":
+        tickets = {owner: _ticket(owner) for owner in dict.fromkeys(r.owner_id for r in records)}
     rows = [
         Change(
             owner_id=r.owner_id,
@@ -148,6 +158,7 @@ def record_changes(records: Sequence[ChangeRecord]) -> list[Change]:
             changed_fields=sorted(r.changed_fields),
             source=r.source,
             at=now,
+            **({"xid": tickets[r.owner_id]} if tickets else {}),
         )
         for r in records
     ]
@@ -158,32 +169,145 @@ def record_changes(records: Sequence[ChangeRecord]) -> list[Change]:
     return rows
 
 
+# --- PostgreSQL: per-owner tickets ----------------------------------------------------------------
+#
+# A row's ``xid`` on PostgreSQL is a *ticket*: the id of a subtransaction begun only after the
+# writer holds its owner's feed lock (a shared, transaction-scoped advisory lock; writers never
+# wait for each other). So any ticket taken after a reader looked at the lock holders is newer
+# than every transaction that had finished by then, and the ticket of a writer the reader did see
+# is at least that writer's oldest xid, which the reader finds in ``pg_locks``. A reader of owner
+# X therefore hands out rows below the smallest of: the snapshot's ``xmax`` and the xids of X's
+# lock holders — nothing else on the server (other databases, idle sessions, other owners'
+# imports) holds X's feed back. The subtransaction commits with the write, so its ticket settles
+# as soon as the write commits.
+
+_FEED_LOCK_CLASS = 0x7464  # advisory lock namespace ("td"); the second key is the owner
+
+
+def _owner_key(owner_id: Any) -> int:
+    """The owner's advisory-lock key (int4). Two owners sharing a key only wait for each other."""
+    try:
+        return int(owner_id) % 2**31
+    except (TypeError, ValueError):
+        return zlib.crc32(str(owner_id).encode()) % 2**31
+
+
+def _ticket(owner_id: Any) -> int:
+    """This transaction's ticket for ``owner_id``'s changes (PostgreSQL), taken once per
+    transaction and owner unless a savepoint around the first one was rolled back since."""
+    key = _owner_key(owner_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock_shared(%s, %s), "
+            "pg_current_xact_id_if_assigned()::text::bigint",
+            [_FEED_LOCK_CLASS, key],
+        )
+        top = cursor.fetchone()[1]
+        own = _own_tickets()
+        stack = tuple(connection.savepoint_ids)
+        cached = own.get(key) if top is not None and own.get("top") == top else None
+        if cached is not None and stack[: len(cached[1])] == cached[1]:
+            return int(cached[0])
+        users = get_user_model()._meta.db_table
+        with transaction.atomic():  # a subtransaction: its xid is assigned here, after the lock
+            cursor.execute(
+                f'SELECT 1 FROM "{users}" WHERE id = %s FOR KEY SHARE',
+                [owner_id],
+            )
+            if cursor.rowcount < 1:  # no such user (the insert will fail): any row will do
+                cursor.execute(
+                    "SELECT 1 FROM pg_database WHERE datname = current_database() FOR KEY SHARE"
+                )
+            cursor.execute(
+                "SELECT pg_current_xact_id()::text::bigint, array_agg(transactionid::text) "
+                "FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'transactionid'"
+            )
+            top, xids = cursor.fetchone()
+    ticket = max(_widen(int(x), int(top)) for x in xids)
+    if own.get("top") != top:
+        own.clear()
+        own.update(top=top, tickets=set())
+    own[key] = (ticket, stack)
+    own["tickets"].add(ticket)
+    return ticket
+
+
+def _own_tickets() -> dict[Any, Any]:
+    """This connection's tickets in its current transaction: ``top`` (that transaction's xid),
+    ``tickets`` (all it took) and, per owner key, the last one with the savepoints around it."""
+    own = getattr(connection, "_tiddly_feed_tickets", None)
+    if own is None:
+        own = {}
+        connection._tiddly_feed_tickets = own  # type: ignore[attr-defined]
+    return own
+
+
+def _widen(xid32: int, near: int) -> int:
+    """A 32-bit xid from ``pg_locks`` as the 64-bit xid closest to ``near`` (within 2^31)."""
+    back = ((near & 0xFFFFFFFF) - xid32) % 2**32
+    if back >= 2**31:
+        back -= 2**32
+    return near - back
+
+
 # --- reading --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Settled:
-    """How far the log is settled: every row at or before ``through`` is committed or gone.
+    """How far an owner's log is settled: every row at or before ``through`` is committed or gone.
 
-    ``own_xid`` is the reading transaction's own id when it has written (PostgreSQL): its own
+    ``own`` are the reading transaction's own tickets when it has written (PostgreSQL): its own
     uncommitted rows are visible to it and handed out too. A request that polls never writes, so
     this only matters to code that writes and reads in one transaction (tests).
     """
 
     through: Position
-    own_xid: int | None = None
+    own: tuple[int, ...] = ()
 
 
-def settled() -> Settled:
+# The lock holders of one owner (or of all, when the owner is null) in this database, each with
+# the xids it holds ('' while it has none yet). Read in the same statement as the snapshot,
+# so after it.
+_SETTLED_SQL = """SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+       pg_current_xact_id_if_assigned()::text::bigint,
+       ARRAY(
+           WITH locks AS MATERIALIZED (
+               SELECT locktype, database, classid, objid, objsubid, virtualtransaction,
+                      transactionid, pid
+               FROM pg_locks
+           )
+           SELECT coalesce(x.transactionid::text, '')
+           FROM locks a LEFT JOIN locks x
+             ON x.virtualtransaction = a.virtualtransaction AND x.locktype = 'transactionid'
+           WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = %s
+             AND (%s::bigint IS NULL OR a.objid::text::bigint = %s::bigint)
+             AND a.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND a.pid IS DISTINCT FROM pg_backend_pid()
+       )
+"""
+
+
+def settled(owner_id: Any = None) -> Settled:
+    """How far ``owner_id``'s changes (everyone's when None) are settled. Reads must run in READ
+    COMMITTED (Django's default): the rows are read in a later statement's snapshot."""
     if connection.vendor == "postgresql":
+        key = None if owner_id is None else _owner_key(owner_id)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, "
-                "pg_current_xact_id_if_assigned()::text::bigint"
-            )
-            xmin, own = cursor.fetchone()
-        # (xmin, 0): every row of a transaction below xmin; no row has id 0.
-        return Settled(Position(int(xmin), 0), int(own) if own is not None else None)
+            cursor.execute(_SETTLED_SQL, [_FEED_LOCK_CLASS, key, key])
+            xmax, xmin, top, holders = cursor.fetchone()
+        bound = int(xmax)
+        for xid in holders:
+            # A holder whose xid is not in pg_locks yet (it is being assigned): the snapshot's
+            # xmin is below it. Rare and brief; erring low only delays, never skips.
+            bound = min(bound, _widen(int(xid), int(xmax)) if xid else int(xmin))
+        own = _own_tickets()
+        mine = tuple(sorted(own["tickets"])) if top is not None and top == own.get("top") else ()
+        if mine:  # handed out now, but the cursor stays below them: more may come
+            bound = min(bound, mine[0])
+        # (bound, 0): every row whose ticket is below the bound; no row has id 0.
+        return Settled(Position(bound, 0), mine)
     # Serialised writers: the newest id is committed and every smaller one decided.
     latest = Change.objects.aggregate(latest=Max("id"))["latest"] or 0
     return Settled(Position(0, int(latest)))
@@ -212,10 +336,10 @@ def read_feed(
     Raises ``CursorExpired`` when changes after ``since`` were pruned. The watermark is read after
     the rows, so a prune that lands between the two reads errs towards 410, never towards a gap.
     """
-    state = settled()
+    state = settled(owner_id)
     visible = at_or_before(state.through)
-    if state.own_xid is not None:
-        visible |= Q(xid=state.own_xid)
+    if state.own:
+        visible |= Q(xid__in=state.own)
     rows: QuerySet[Change] = Change.objects.filter(visible, owner_id=owner_id, item_type__in=types)
     if since is not None:
         rows = rows.filter(after(since))
@@ -244,30 +368,43 @@ def pruned_through() -> Position:
 # --- retention ------------------------------------------------------------------------------------
 
 
-def prune_changes(*, now: datetime | None = None) -> int:
+PRUNE_BATCH = 5000
+
+
+def prune_changes(*, now: datetime | None = None, batch: int = PRUNE_BATCH) -> int:
     """Drop changes older than the retention as a prefix of the log; returns how many.
 
-    Only settled rows go, and always a prefix in log order, so "older than the oldest kept" is one
-    position: the watermark.
+    Only settled rows go, and always a prefix in log order (up to the first row still kept), so
+    "older than the oldest kept" is one position: the watermark. Each batch of ``batch`` rows is
+    its own short transaction and deleted by SQL alone (no row is loaded into the process).
     """
     cutoff = (now or timezone.now()) - timedelta(days=settings.TIDDLY_CHANGES_RETENTION_DAYS)
-    through = settled().through
-    last = (
-        Change.objects.filter(at_or_before(through), at__lt=cutoff)
-        .order_by("-xid", "-id")
-        .values_list("xid", "id")
-        .first()
-    )
-    if last is None:
-        return 0
-    boundary = Position(*last)
-    with transaction.atomic():
-        mark, _ = ChangeLogWatermark.objects.select_for_update().get_or_create(pk=1)
-        deleted, _ = Change.objects.filter(at_or_before(boundary)).delete()
-        if boundary > Position(mark.xid, mark.change_id):
-            mark.xid, mark.change_id = boundary
-            mark.save(update_fields=["xid", "change_id"])
-    return deleted
+    log = Change.objects.filter(at_or_before(settled().through)).order_by("xid", "id")
+    total = 0
+    while True:
+        with transaction.atomic():
+            mark, _ = ChangeLogWatermark.objects.select_for_update().get_or_create(pk=1)
+            nth = list(log.values_list("xid", "id")[batch - 1 : batch])
+            last = nth or list(log.reverse().values_list("xid", "id")[:1])
+            if not last:
+                return total
+            end = Position(*last[0])
+            kept = log.filter(at_or_before(end), at__gte=cutoff).values_list("xid", "id").first()
+            if kept is not None:  # the prefix ends before the first row still kept
+                before = log.exclude(after(Position(kept[0], kept[1] - 1))).reverse()
+                found = list(before.values_list("xid", "id")[:1])
+                if not found:
+                    return total
+                end = Position(*found[0])
+            doomed = Change.objects.filter(at_or_before(end))
+            WebhookDelivery.objects.filter(change__in=doomed.values("id")).update(change=None)
+            deleted = doomed._raw_delete(doomed.db)
+            if end > Position(mark.xid, mark.change_id):
+                mark.xid, mark.change_id = end
+                mark.save(update_fields=["xid", "change_id"])
+        total += deleted
+        if kept is not None or not nth:
+            return total
 
 
 # --- the feed's JSON -----------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The change log (SPEC §17.1): one row per change of an item, read by the change feed.
 
-Order: a row's position is ``(xid, id)``. On PostgreSQL ``xid`` is the writing transaction's id
-(``pg_current_xact_id()``, set by the column default, so every insert path gets it) and ``id`` a
-serial; a feed hands out only rows whose transaction lies below the snapshot's ``xmin`` — every
-transaction there has committed or aborted — so no row can later appear *before* a position a
-poller already holds, however the writers interleave and in whatever order they commit. On SQLite
-writes are serialised (IMMEDIATE transactions), ids are allocated in commit order and ``xid`` is 0.
+Order: a row's position is ``(xid, id)``. On PostgreSQL ``xid`` is a ticket: the id of a
+subtransaction the writer begins once it holds its owner's feed lock (``content.history.changes``;
+the column default, the writing transaction's id, serves only rows written some other way) and
+``id`` a serial; a feed hands out only rows whose ticket lies below the owner's settled point —
+below every ticket the owner's open writes can still take — so no row can later appear *before* a
+position a poller already holds, however the writers interleave and in whatever order they commit.
+On SQLite writes are serialised (IMMEDIATE transactions), ids are allocated in commit order and
+``xid`` is 0.
 """
 
 from __future__ import annotations

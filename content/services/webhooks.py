@@ -173,7 +173,7 @@ def create_webhook(
     _check_lists(events, types, reach)
     _check_url(url)
     _check_room(owner)
-    start = feed_end()
+    start = feed_end(getattr(owner, "pk", owner))
     return Webhook.objects.create(
         owner=owner,
         url=url,
@@ -203,7 +203,7 @@ def update_webhook(
             setattr(webhook, field, list(dict.fromkeys(data[field])))
     if data.get("active") is True:
         if not webhook.active:  # what changed while it was off is not sent
-            webhook.fed_xid, webhook.fed_change_id = feed_end()
+            webhook.fed_xid, webhook.fed_change_id = feed_end(webhook.owner_id)
         webhook.active, webhook.failure_count, webhook.disabled_reason = True, 0, None
     elif data.get("active") is False:
         webhook.active = False
@@ -231,12 +231,12 @@ DISPATCH_PAGE = 500
 DISPATCH_PAGES = 10
 
 
-def feed_end() -> changelog.Position:
+def feed_end(owner_id: Any = None) -> changelog.Position:
     """Where a webhook created or re-enabled now starts: after every change settled so far and
     the newest one it can see (this transaction's own included). A write still running, begun
-    before, is not its to send (on PostgreSQL the settled point can lag behind while any
-    transaction on the server is open)."""
-    through = changelog.settled().through
+    before, is not its to send (on PostgreSQL the owner's settled point lags behind while one of
+    the owner's writes is open)."""
+    through = changelog.settled(owner_id).through
     newest = Change.objects.order_by("-xid", "-id").values_list("xid", "id").first()
     return max(through, changelog.Position(*newest)) if newest else through
 
@@ -256,15 +256,16 @@ def dispatch() -> int:
 
 
 def _dispatch_page(hook_id: Any) -> tuple[int, bool]:
-    """One page of one webhook's feed: read outside any transaction (an idle feed costs no
-    write), then its deliveries, their queued attempts and the webhook's new position committed
-    together — unless another worker moved the position meanwhile (it did this page)."""
+    """One page of one webhook's feed: read outside any transaction, then its deliveries, their
+    queued attempts and the webhook's new position committed together — unless another worker
+    moved the position meanwhile (it did this page). A page with no change of the owner writes
+    nothing (other owners' writes move the settled point, not this webhook's work)."""
     hook = Webhook.objects.filter(pk=hook_id, active=True).first()
     if hook is None:
         return 0, False
     since = changelog.Position(hook.fed_xid, hook.fed_change_id)
-    page = _feed_page(hook, since)
-    if page.next_position == since:
+    page, expired = _feed_page(hook, since)
+    if not page.changes and not expired:
         return 0, False
     with transaction.atomic():
         locked = Webhook.objects.select_for_update().filter(
@@ -288,20 +289,23 @@ def _dispatch_page(hook_id: Any) -> tuple[int, bool]:
     return len(rows), page.has_more
 
 
-def _feed_page(hook: Webhook, since: changelog.Position) -> changelog.FeedPage:
+def _feed_page(hook: Webhook, since: changelog.Position) -> tuple[changelog.FeedPage, bool]:
+    """The page after ``since`` and whether ``since`` had expired (it is then moved on)."""
     types = item_types.type_names()
     try:
-        return changelog.read_feed(
+        page = changelog.read_feed(
             owner_id=hook.owner_id, since=since, types=types, limit=DISPATCH_PAGE
         )
-    except CursorExpired:  # the workers were off longer than changes are kept
-        logger.warning("Webhook %s: changes after its position were pruned", hook.pk)
-        return changelog.read_feed(
+    except CursorExpired:  # the workers were off (or the webhook idle) longer than kept
+        logger.info("Webhook %s: its position is older than the changes kept", hook.pk)
+        page = changelog.read_feed(
             owner_id=hook.owner_id,
             since=changelog.pruned_through(),
             types=types,
             limit=DISPATCH_PAGE,
         )
+        return page, True
+    return page, False
 
 
 register_poller(dispatch)
