@@ -12,7 +12,10 @@ Capture, preview and webhooks all go through `fetch`/`check_url`. The rules:
 - one deadline covers connect, redirects and body: every socket read/write gets only the time left,
   so a server that trickles bytes is cut off;
 - `TIDDLY_OUTBOUND_ALLOWED_HOSTS` names hosts (`host` or `host:port`, as written in the URL) that
-  skip the public-address check (intranet hosts, tests against local servers).
+  skip the public-address check (intranet hosts, tests against local servers);
+- a URL goes out in its ASCII form (`wire_url`: IDNA host, percent-encoded path and query); the
+  name is resolved in a thread inside the same deadline, and each checked address is tried in turn
+  (an IPv6-first host still works from an IPv4-only machine).
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ import functools
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpcore
+import idna
 from django.conf import settings
 
 from tiddly import __version__
@@ -45,6 +50,14 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _IPV4_COMPAT = ipaddress.ip_network("::/96")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Python's tables call these global: the deprecated IPv6 site-local range and IPv4's protocol
+# assignments (only 192.0.0.0/29 and two /31s of it are "private" there).
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+_IETF_PROTOCOL = ipaddress.ip_network("192.0.0.0/24")
+# What may stay as written in a path or query; everything else is percent-encoded as UTF-8
+# ("%" stays, so an already encoded URL is not encoded twice).
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
 
 
 class OutboundError(Exception):
@@ -103,6 +116,10 @@ def non_public_reason(ip: IPAddress) -> str | None:
         return "a multicast address"
     if ip.is_reserved:
         return "a reserved address"
+    if isinstance(ip, ipaddress.IPv6Address) and ip in _SITE_LOCAL:
+        return "a site-local address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _IETF_PROTOCOL:
+        return "a reserved address (192.0.0.0/24, IETF protocol assignments)"
     if ip.is_private:
         return "a private address"
     if not ip.is_global:
@@ -120,7 +137,39 @@ class _Target:
     scheme: str
     host: str  # as written, lower case, without brackets
     port: int
-    address: str  # the checked address the connection goes to
+    addresses: tuple[str, ...]  # the checked addresses, tried in this order
+
+
+def _ascii_host(host: str) -> str:
+    """A host name as it goes into DNS: IDNA 2008 (UTS #46) for a non-ASCII name."""
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError as exc:
+        raise OutboundError(f"refused: {host!r} is not a valid host name ({exc})") from None
+
+
+def wire_url(url: str) -> str:
+    """`url` as it goes on the wire: the host in IDNA, path and query percent-encoded as UTF-8,
+    no fragment. A URL that cannot be split is returned as it is (`_target` names the fault)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    host = parts.hostname or ""
+    # An IPv6 literal keeps its brackets.
+    netloc_host = f"[{host}]" if ":" in host else _ascii_host(host)
+    netloc = netloc_host if port is None else f"{netloc_host}:{port}"
+    if parts.username is not None:
+        userinfo = quote(parts.username, safe="%!$&'()*+,;=-._~")
+        if parts.password is not None:
+            userinfo += ":" + quote(parts.password, safe="%!$&'()*+,;=-._~")
+        netloc = f"{userinfo}@{netloc}"
+    path = quote(parts.path, safe=_PATH_SAFE)
+    query = quote(parts.query, safe=_QUERY_SAFE)
+    return urlunsplit((parts.scheme, netloc, path, query, ""))
 
 
 def _allowed_hosts() -> list[tuple[str, int | None]]:
@@ -137,7 +186,12 @@ def _allowed_hosts() -> list[tuple[str, int | None]]:
             port = parts.port
         except ValueError:
             port = None
-        entries.append(((parts.hostname or entry).strip("[]"), port))
+        host = (parts.hostname or entry).strip("[]")
+        try:
+            host = _ascii_host(host)
+        except OutboundError:
+            continue  # an entry no URL can match
+        entries.append((host, port))
     return entries
 
 
@@ -145,7 +199,36 @@ def _is_allowed(host: str, port: int) -> bool:
     return any(h == host and (p is None or p == port) for h, p in _allowed_hosts())
 
 
-def _target(url: str) -> _Target:
+def _resolve(host: str, port: int, deadline: _Deadline) -> list[Any]:
+    """`getaddrinfo` within the fetch's deadline: the lookup runs in a thread, so a resolver
+    that never answers costs the time left, not the system's own timeout and retries."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:  # a literal needs no lookup (and no thread)
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    box: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=lookup, name="tiddly-resolve", daemon=True)
+    thread.start()
+    thread.join(max(deadline.end - time.monotonic(), 0.0))
+    if thread.is_alive():
+        raise OutboundError(
+            f"timed out after {_format_seconds(deadline.seconds)} s (resolving {host})"
+        )
+    if "error" in box:
+        raise box["error"]
+    return list(box["infos"])
+
+
+def _target(url: str, deadline: _Deadline) -> _Target:
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -167,7 +250,7 @@ def _target(url: str) -> _Target:
             "only those (TIDDLY_OUTBOUND_ONLY_ALLOWED)"
         )
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = _resolve(host, port, deadline)
     except (socket.gaierror, UnicodeError) as exc:
         raise OutboundError(f"connection failed: cannot resolve {host} ({exc})") from None
     addresses: list[IPAddress] = []
@@ -187,12 +270,14 @@ def _target(url: str) -> _Target:
                     f"refused: {shown} is {reason}; only public addresses are fetched "
                     "(an administrator can allow a host with TIDDLY_OUTBOUND_ALLOWED_HOSTS)"
                 )
-    return _Target(url=url, scheme=scheme, host=host, port=port, address=str(addresses[0]))
+    return _Target(
+        url=url, scheme=scheme, host=host, port=port, addresses=tuple(str(a) for a in addresses)
+    )
 
 
 def check_url(url: str) -> None:
     """Raise OutboundError unless `url` could be fetched (scheme, host, resolution, public)."""
-    _target(url)
+    _target(wire_url(url), _Deadline(_timeout_setting(15.0)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,7 +329,7 @@ class _PinnedBackend(httpcore.NetworkBackend):
     def __init__(self, deadline: _Deadline) -> None:
         self._inner = httpcore.SyncBackend()
         self._deadline = deadline
-        self.pins: dict[tuple[str, int], str] = {}
+        self.pins: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def connect_tcp(
         self,
@@ -254,13 +339,25 @@ class _PinnedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        address = self.pins.get((host.lower().strip("[]"), port))
-        if address is None:  # cannot happen: every hop is pinned before it is requested
+        addresses = self.pins.get((host.lower().strip("[]"), port))
+        if not addresses:  # cannot happen: every hop is pinned before it is requested
             raise httpcore.ConnectError(f"{host}:{port} was not checked")
-        stream = self._inner.connect_tcp(
-            address, port, self._deadline.left(timeout), local_address, socket_options
-        )
-        return _Stream(stream, self._deadline)
+        failure: Exception | None = None
+        for index, address in enumerate(addresses):
+            # Each address but the last gets an equal share of the time left, so one that
+            # drops packets cannot use up the attempt before the next is tried.
+            left = self._deadline.left(timeout)
+            share = left / (len(addresses) - index)
+            try:
+                stream = self._inner.connect_tcp(
+                    address, port, share, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+                continue
+            return _Stream(stream, self._deadline)
+        assert failure is not None
+        raise failure
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -374,8 +471,9 @@ def fetch(
             ssl_context=context, network_backend=backend, max_connections=2, retries=0
         ) as pool:
             while True:
-                target = _target(url)
-                backend.pins[(target.host, target.port)] = target.address
+                url = wire_url(url)
+                target = _target(url, deadline)
+                backend.pins[(target.host, target.port)] = target.addresses
                 request_headers = {
                     "User-Agent": USER_AGENT,
                     "Accept": "*/*",
@@ -437,6 +535,10 @@ def fetch(
         raise OutboundError(f"connection failed: {_describe(exc)}") from None
     except ssl.SSLError as exc:
         raise OutboundError(f"connection failed: TLS error ({exc})") from None
+    except (TypeError, ValueError, UnicodeError) as exc:
+        # The HTTP client's answer to a URL or header it cannot send: a failure of this fetch,
+        # not of the caller.
+        raise OutboundError(f"connection failed: {_describe(exc)}") from None
 
 
 def _describe(exc: Exception) -> str:

@@ -318,6 +318,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "read": env_str("TIDDLY_THROTTLE_READ", "600/min"),
         "write": env_str("TIDDLY_THROTTLE_WRITE", "240/min"),
+        # Bookmark preview fetches and extracts a page inside the request (SPEC §15).
+        "preview": env_str("TIDDLY_THROTTLE_PREVIEW", "30/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

@@ -45,3 +45,20 @@ class WriteThrottle(_SettingsThrottle):
         if request.method in SAFE_METHODS or not self.enabled():
             return True
         return super().allow_request(request, view)
+
+
+class PreviewThrottle(_SettingsThrottle):
+    """Preview fetches and reads a page inside the request: a budget of its own (scope
+    ``preview``) on top of the read one, on whenever the other throttles are."""
+
+    scope = "preview"
+
+    def get_rate(self) -> str | None:
+        rates = cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
+        # A settings override that names only read and write still gets a preview budget.
+        return rates.get("preview") or "30/min"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if ReadThrottle not in api_settings.DEFAULT_THROTTLE_CLASSES:
+            return True
+        return super().allow_request(request, view)

@@ -18,6 +18,7 @@ from content.queries import ItemRef
 from content.services import capture
 from tiddly.schema import errors
 from tiddly.serializers import validated
+from tiddly.throttling import PreviewThrottle
 
 CAPTURE_DESCRIPTION = (
     "Fetch the bookmark's page again in the background (202; `capture.status` is `pending`). "
@@ -28,12 +29,20 @@ CAPTURE_DESCRIPTION = (
 PREVIEW_DESCRIPTION = (
     "Fetch the page at once under the outbound rules and return its title and description, "
     "saving nothing — for forms and browser extensions. A refused, failed or timed-out fetch is "
-    "a 400 `validation_error` with `fields.url` = the reason."
+    "a 400 `validation_error` with `fields.url` = the reason; with page capture turned off "
+    "(`TIDDLY_CAPTURE=0`) a 400 `validation_error` saying so. Throttled on its own scope "
+    "(`preview`, 30 a minute by default) besides the read budget."
 )
 
 
 class BookmarkCaptureActions(viewsets.GenericViewSet):
     """Mixed into the bookmark view set: create captures; capture again; preview."""
+
+    def get_throttles(self) -> list[Any]:
+        throttles = list(super().get_throttles())
+        if getattr(self, "action", None) == "preview":
+            throttles.append(PreviewThrottle())
+        return throttles
 
     def create(self, request: Request) -> Response:
         data = dict(validated(s.BookmarkCreateSerializer, request.data))

@@ -14,6 +14,7 @@ fingerprint of each field, compared under the row lock when the capture writes.
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from typing import Any
 
@@ -31,6 +32,8 @@ from content.text import page as pages
 from tiddly import outbound
 from tiddly.errors import ValidationFailed
 from tiddly.tasks import enqueue
+
+logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 RETRY_DELAYS = (2.0, 10.0)  # before the 2nd and the 3rd attempt
@@ -141,6 +144,36 @@ def capture_from_html(*, bookmark: Bookmark, page_html: str) -> PageCapture:
 
 @task()
 def capture_page(bookmark_id: str, token: str) -> None:
+    try:
+        _capture_page(bookmark_id, token)
+    except Exception as exc:  # no limbo: whatever was not planned for still ends the capture
+        logger.exception("capture of bookmark %s failed unexpectedly", bookmark_id)
+        _give_up(bookmark_id, token, exc)
+
+
+def _give_up(bookmark_id: str, token: str, exc: Exception) -> None:
+    """End a pending capture `failed` after an unplanned error, writing only the fields that
+    say so (the ones the capture was about to write may be what failed)."""
+    try:
+        pk, key = uuid.UUID(bookmark_id), uuid.UUID(token)
+    except ValueError:
+        return
+    reason = (
+        f"capture failed on an unexpected error ({type(exc).__name__}: {str(exc)[:300]}); "
+        f"capture it again later with POST /api/bookmarks/{pk}/capture/, or fill the content "
+        "yourself"
+    )
+    PageCapture.objects.filter(pk=pk, token=key, status=CaptureStatus.PENDING).update(
+        status=CaptureStatus.FAILED, error=reason, finished_at=timezone.now()
+    )
+
+
+def _content_type(value: str) -> str:
+    # A server may send any length; the column keeps its first 200 characters.
+    return value[: PageCapture._meta.get_field("content_type").max_length]
+
+
+def _capture_page(bookmark_id: str, token: str) -> None:
     capture = _pending(bookmark_id, token)
     if capture is None:
         return
@@ -155,7 +188,7 @@ def capture_page(bookmark_id: str, token: str) -> None:
         _failed(capture, reason, transient=transient)
         return
     capture.http_status = response.status
-    capture.content_type = response.content_type
+    capture.content_type = _content_type(response.content_type)
     capture.final_url = response.final_url
     if not 200 <= response.status < 300:
         transient = response.status == 429 or response.status >= 500
@@ -318,6 +351,22 @@ def capture_again(*, owner: Any, ref: ItemRef, replace_content: bool = False) ->
 
 def preview(url: str) -> dict[str, str | None]:
     """`GET /api/bookmarks/preview/?url=`: the page's title and description, fetched at once."""
+    if not enabled():
+        raise BadState(
+            "Page preview is turned off on this server with page capture (TIDDLY_CAPTURE=0); "
+            "an administrator can turn it on. Fill the bookmark's title yourself meanwhile."
+        )
+    try:
+        return _preview(url)
+    except (ValidationFailed, BadState):
+        raise
+    except Exception as exc:  # never a 500: the caller can still save the bookmark
+        logger.exception("preview of %s failed unexpectedly", url)
+        reason = f"the preview failed on an unexpected error ({type(exc).__name__})"
+        raise ValidationFailed({"url": [reason]}, _preview_message(reason)) from None
+
+
+def _preview(url: str) -> dict[str, str | None]:
     try:
         response = outbound.fetch(url)
     except outbound.OutboundError as exc:

@@ -434,6 +434,8 @@ def deliver(delivery_id: Any) -> str:
         # The outbound rules refused the URL (a private address, a host not allowed): a policy
         # answer that a retry would only repeat, so the delivery fails at once.
         final = exc.reason.startswith("refused:")
+    except Exception as exc:  # no limbo: an unplanned failure is retried, then failed
+        error = f"connection failed: unexpected error ({type(exc).__name__}: {str(exc)[:300]})"
     else:
         code = response.status
         error = None if 200 <= code < 300 else _http_error(code)

@@ -134,6 +134,10 @@ class Handler(BaseHTTPRequestHandler):
             )
         elif path == "/empty-html":
             self._send(200, b"", "text/html")
+        elif path in ("/caf%C3%A9", "/wiki/B%C3%BCcher"):  # non-ASCII paths, as they arrive
+            self._send(200, PAGE.encode())
+        elif path == "/long-type":  # a media type longer than any column keeps
+            self._send(200, b"data", "application/x-" + "y" * 300)
         else:
             self._send(404, b"not found", "text/plain")
 
