@@ -56,6 +56,7 @@ def browser() -> Iterator[WebDriver]:
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service(_binary("chromedriver")))
     driver.implicitly_wait(5)
+    driver.set_script_timeout(60)
     yield driver
     driver.quit()
 
@@ -96,3 +97,31 @@ def admin_browser(browser: WebDriver, live_server: Any, staff: Any) -> WebDriver
     """The browser, signed in to the admin as ``staff``."""
     log_in(browser, live_server.url, staff.username)
     return browser
+
+
+AXE = Path(__file__).resolve().parent.parent / ".ci/.npm-axe/node_modules/axe-core/axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, installed by .ci/browser-deps (run here when it is missing)."""
+    if not AXE.exists():
+        import subprocess
+
+        script = AXE.parents[3] / "browser-deps"
+        subprocess.run(["bash", str(script)], check=True)
+    return AXE.read_text()
+
+
+def assert_accessible(browser: WebDriver, axe_source: str) -> None:
+    """axe-core in the page finds no serious or critical violation (WCAG 2.x A and AA rules)."""
+    browser.execute_script(axe_source)
+    found = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a',"
+        " 'wcag21aa', 'best-practice']}}).then(r => done(r.violations.map(v => ({id: v.id,"
+        " impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));"
+    )
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{browser.current_url}: {bad}"

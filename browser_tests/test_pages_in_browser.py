@@ -107,8 +107,10 @@ def test_capture_page_for_a_user_without_staff_rights(
     browser.find_element(By.ID, "id_description").send_keys("Worth a re-read")
     browser.find_element(By.ID, "id_tags").send_keys("reading, later")
     browser.find_element(By.ID, "capture-save").click()
-    assert browser.find_element(By.ID, "capture-status").text.lower() == "saved"
+    # Saved: it opens in the person's library.
+    assert browser.find_element(By.ID, "item-title").text == "An article"
     bookmark = Bookmark.objects.get(owner=user)
+    assert browser.current_url == f"{live_server.url}/library/bookmark/{bookmark.pk}/"
     assert (bookmark.url, bookmark.title, bookmark.description) == (
         page, "An article", "Worth a re-read"
     )  # fmt: skip

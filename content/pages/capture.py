@@ -1,8 +1,8 @@
 """Capture from anywhere (SPEC §15): ``/capture/``, its bookmarklet and the web-app manifest.
 
 ``/capture/?url=&title=&text=`` is a server-rendered page for any signed-in user (not only staff):
-a form that saves the URL as a bookmark through the create service, or — when the URL is saved
-already — the existing bookmark. Share sheets often put the link in ``text``; the first http(s)
+a form that saves the URL as a bookmark through the create service and then lands on it in the
+library (``/library/bookmark/<id>/``), or — when the URL is saved already — the existing bookmark. Share sheets often put the link in ``text``; the first http(s)
 URL found there is used when ``url`` is empty.
 """
 
@@ -13,9 +13,10 @@ import re
 from typing import Any, cast
 from urllib.parse import quote
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -86,6 +87,7 @@ def _shown(request: HttpRequest, bookmark: Bookmark, *, saved: bool) -> HttpResp
     if request.user.is_staff:
         admin_url = reverse("admin:content_bookmark_change", args=[bookmark.pk])
     context = {"bookmark": bookmark, "saved": saved, "admin_url": admin_url,
+               "library_url": reverse("library-item", args=["bookmark", bookmark.pk]),
                "tags": bookmark.tag_names()}  # fmt: skip
     return _page(request, "pages/capture_existing.html", context, status=201 if saved else 200)
 
@@ -127,7 +129,10 @@ def capture_page(request: HttpRequest) -> HttpResponse:
         return _page(request, "pages/capture.html", {"form": form, "errors": _messages(error)}, 400)
     except TiddlyError as error:
         return _page(request, "pages/capture.html", {"form": form, "errors": [error.message]}, 400)
-    return _shown(request, bookmark, saved=True)
+    # Saved: the person lands on it in their library (post/redirect/get), where the capture's
+    # progress shows.
+    messages.success(request, "Saved to your library. Its page is being captured.")
+    return HttpResponseRedirect(reverse("library-item", args=["bookmark", bookmark.pk]), status=303)
 
 
 def _messages(error: ValidationFailed) -> list[str]:

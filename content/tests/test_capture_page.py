@@ -47,8 +47,10 @@ def test_saving_creates_the_bookmark_through_the_service(owner: Any) -> None:
         "/capture/",
         {"url": "https://example.com/a", "title": "A", "description": "why", "tags": "x, y z"},
     )
-    assert response.status_code == 201
     bookmark = Bookmark.objects.get(owner=owner)
+    # The person lands on it in their library.
+    assert response.status_code == 303
+    assert response["Location"] == f"/library/bookmark/{bookmark.pk}/"
     assert (bookmark.url, bookmark.title, bookmark.description) == (
         "https://example.com/a", "A", "why"
     )  # fmt: skip
@@ -66,6 +68,7 @@ def test_an_existing_url_opens_the_saved_bookmark(owner: Any, other: Any) -> Non
     assert "Already in your bookmarks" in body
     assert "First" in body
     assert 'id="admin-link"' not in body  # not staff
+    assert 'id="library-link"' in body
     assert Bookmark.objects.count() == 1
     # A second POST does not duplicate either.
     assert client.post("/capture/", {"url": "https://example.com/a"}).status_code == 200
