@@ -22,8 +22,21 @@ class ContentConfig(AppConfig):
 
     def ready(self) -> None:
         connection_created.connect(_register_sqlite_functions)
-        # Webhooks listen to the change log (a change fans out to the owner's webhooks);
-        # retention registers its periodic prune with the task workers.
-        # Registers the meaning index's task as the listener of history's marks (SPEC §16).
-        import content.search.indexing  # noqa: F401
-        from content.services import retention, webhooks  # noqa: F401
+        register_background_work()
+
+
+def register_background_work() -> None:
+    """What runs besides a request, named here once when the app starts (not as a side effect
+    of importing a module): a bookmark's capture after every create, whichever door it came
+    through; the task workers' pollers (webhooks' dispatch from the change feed, the meaning
+    index's check for marked items) and periodic retention pruning. Registering twice is
+    harmless."""
+    from content.models import Bookmark
+    from content.search import indexing
+    from content.services import capture, items, retention, webhooks
+    from tiddly import tasks
+
+    items.register_create_effect(Bookmark, capture.CREATE_EFFECT)
+    tasks.register_poller(webhooks.dispatch)
+    tasks.register_poller(indexing.poll_marks)
+    tasks.register_periodic(retention.prune_task, interval_setting="TIDDLY_PRUNE_INTERVAL")

@@ -16,11 +16,10 @@ from pydantic import Field
 
 from content import item_types, queries, services, shapes
 from content.history import changes as changelog
-from content.models import Item, Note
+from content.models import Bookmark, Item, Note
 from content.queries import ItemRef
 from content.search import related
 from content.services import Precondition, relationships
-from content.services import capture as capture_service
 from content.services.relationships import End
 from mcp_bridge import calls, shared_tools
 from mcp_bridge import schemas as t
@@ -297,12 +296,12 @@ def create_bookmark(
     data: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if tags is not None:
         data["tags"] = tags
-    item = capture_service.create_bookmark(
+    item = services.create_item(
         owner=calls.owner(),
+        model=Bookmark,
         data=services.item_fields(data),
         actor=calls.actor(),
-        capture=capture,
-        page_html=page_html,
+        options=services.CreateOptions(capture=capture, page_html=page_html),
     )
     return shapes.item_data(item)
 

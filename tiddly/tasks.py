@@ -14,7 +14,8 @@
   loop queues it when it starts and then at most once per its interval setting, unless one is
   already waiting in the queue. Pollers (``register_poller``: the webhooks' dispatch from the
   change feed, the search index's check for marked items) are called on every loop, about once a
-  second.
+  second. Both are registered by an app when it starts (``content.apps.register_background_work``),
+  never by importing a module: what a worker runs is listed in one place.
 - Tests run due tasks in-process through the real backend with ``run_tasks()``.
 """
 
@@ -130,6 +131,16 @@ def register_poller(poller: Callable[[], Any]) -> None:
     is nothing to do: it runs about once a second in every worker); it may queue tasks."""
     if poller not in _pollers:
         _pollers.append(poller)
+
+
+def pollers() -> list[Callable[[], Any]]:
+    """The registered pollers, in registration order."""
+    return list(_pollers)
+
+
+def periodic_tasks() -> list[Task[[], Any]]:
+    """The registered periodic tasks, in registration order."""
+    return [p.task for p in _periodic]
 
 
 def poll() -> None:
@@ -254,6 +265,8 @@ __all__ = [
     "EmbeddedWorker",
     "embedded_worker",
     "enqueue",
+    "periodic_tasks",
+    "pollers",
     "prune_finished",
     "queue_periodic",
     "register_periodic",

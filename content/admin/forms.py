@@ -19,10 +19,9 @@ from django.utils.html import format_html
 from content import services
 from content.errors import FieldLimitExceeded, NameConflict, StaleItem, UrlConflict
 from content.history import Actor
-from content.models import Bookmark, Item
+from content.models import Item
 from content.queries import ItemRef
 from content.services import Precondition
-from content.services import capture as capture_service
 from tiddly.errors import InvalidTemplate, TiddlyError, ValidationFailed
 
 ADMIN_ACTOR = Actor(source="admin")
@@ -213,10 +212,6 @@ class ItemAdminForm(ServiceForm):
         data = self.service_data()
         if self.adding:
             owner = self.cleaned_data.get("owner") or self.admin_user
-            if model is Bookmark:  # a bookmark added without content is captured (SPEC §15)
-                return capture_service.create_bookmark(
-                    owner=owner, data=services.item_fields(data), actor=ADMIN_ACTOR
-                )
             return services.create_item(
                 owner=owner, model=model, data=services.item_fields(data), actor=ADMIN_ACTOR
             )

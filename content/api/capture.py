@@ -1,4 +1,5 @@
-"""Bookmark capture over REST (SPEC §15): create with capture/page_html, capture again, preview."""
+"""Bookmark capture over REST (SPEC §15): capture again, preview (a create's capture is the
+item service's: ``content.services.capture.apply_create``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from content import services
 from content.api import serializers as s
-from content.api.common import actor_for, item_response, owner_of
+from content.api.common import item_response, owner_of
 from content.models import Bookmark
 from content.queries import ItemRef
 from content.services import capture
@@ -36,26 +36,13 @@ PREVIEW_DESCRIPTION = (
 
 
 class BookmarkCaptureActions(viewsets.GenericViewSet):
-    """Mixed into the bookmark view set: create captures; capture again; preview."""
+    """Mixed into the bookmark view set: capture again; preview."""
 
     def get_throttles(self) -> list[Any]:
         throttles = list(super().get_throttles())
         if getattr(self, "action", None) == "preview":
             throttles.append(PreviewThrottle())
         return throttles
-
-    def create(self, request: Request) -> Response:
-        data = dict(validated(s.BookmarkCreateSerializer, request.data))
-        wants = data.pop("capture", None)
-        page_html = data.pop("page_html", None)
-        item = capture.create_bookmark(
-            owner=owner_of(request),
-            data=services.item_fields(data),
-            actor=actor_for(request),
-            capture=wants,
-            page_html=page_html,
-        )
-        return item_response(item, request, status_code=status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Capture a bookmark's page again",

@@ -173,9 +173,17 @@ class ItemViewSet(ShareActions, MeaningActions, HistoryActions):
         return paginated(request, total, listed, params)
 
     def create(self, request: Request) -> Response:
-        data = services.item_fields(validated(self.create_serializer, request.data))
+        data = dict(validated(self.create_serializer, request.data))
+        # A bookmark's capture wishes (SPEC §15); what they cause is the item service's call.
+        options = services.CreateOptions(
+            capture=data.pop("capture", None), page_html=data.pop("page_html", None)
+        )
         item = services.create_item(
-            owner=owner_of(request), model=self.model, data=data, actor=actor_for(request)
+            owner=owner_of(request),
+            model=self.model,
+            data=services.item_fields(data),
+            actor=actor_for(request),
+            options=options,
         )
         return item_response(item, request, status_code=status.HTTP_201_CREATED)
 

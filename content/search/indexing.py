@@ -29,7 +29,7 @@ from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.search import marks as search_marks
 from content.search.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
-from tiddly.tasks import enqueue, is_queued, register_poller
+from tiddly.tasks import enqueue, is_queued
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +57,6 @@ def poll_marks() -> None:
     burst of writes is indexed by one run."""
     if SearchDirty.objects.exists() and not is_queued(index_task):
         schedule()
-
-
-register_poller(poll_marks)
 
 
 # --- indexing -----------------------------------------------------------------------------------

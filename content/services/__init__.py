@@ -24,6 +24,7 @@ from content.services.filters import (
 )
 from content.services.items import (
     NO_PRECONDITION,
+    CreateOptions,
     ItemFields,
     Precondition,
     archive_item,
@@ -48,6 +49,7 @@ from content.services.tags import (
 __all__ = [
     "NO_PRECONDITION",
     "Actor",
+    "CreateOptions",
     "EditOutcome",
     "ItemFields",
     "ItemRef",

@@ -296,38 +296,39 @@ def _apply(capture: PageCapture, page: pages.Page) -> PageCapture:
     return _finish(capture, CaptureStatus.DONE, error=error)
 
 
-# --- entry points for REST, MCP and the admin -------------------------------------------------
+# --- what every create of a bookmark does (registered with the item service) -----------------
 
 
-def after_create(
-    *, bookmark: Bookmark, capture: bool | None = None, page_html: str | None = None
-) -> None:
-    """What a create does about capture: extract `page_html` at once, or queue a fetch when the
-    bookmark came without content and `capture` is not false. Runs in the create's transaction."""
-    if not enabled():
+def check_create(options: services.CreateOptions) -> None:
+    """Refused before the create's transaction: a page that cannot be kept, or a page sent
+    with ``capture: false`` (two wishes that contradict each other)."""
+    if options.page_html is None:
         return
-    if page_html is not None:
-        capture_from_html(bookmark=bookmark, page_html=page_html)
-    elif capture is not False and not bookmark.content:
-        request_capture(bookmark=bookmark, fresh=True)
+    if options.capture is False:
+        message = (
+            "page_html and capture: false contradict each other: page_html asks Tiddly to keep "
+            "the page's text, capture: false asks it to keep nothing. Leave one of them out."
+        )
+        raise ValidationFailed({"page_html": [message], "capture": [message]}, message)
+    check_page_html(options.page_html)
 
 
-def create_bookmark(
-    *,
-    owner: Any,
-    data: services.ItemFields,
-    actor: Actor,
-    capture: bool | None = None,
-    page_html: str | None = None,
-) -> Bookmark:
-    if page_html is not None:
-        check_page_html(page_html)
-    with transaction.atomic():
-        bookmark = services.create_item(owner=owner, model=Bookmark, data=data, actor=actor)
-        after_create(bookmark=bookmark, capture=capture, page_html=page_html)
-    if page_html is not None and enabled():  # the extraction wrote through its own read
+def apply_create(bookmark: Bookmark, options: services.CreateOptions) -> Bookmark:
+    """What a create does about capture, whichever door it came through (SPEC §15): extract
+    `page_html` at once, or queue a fetch when the bookmark came without content and `capture`
+    is not false. Runs in the create's transaction."""
+    if not enabled():
+        return bookmark
+    if options.page_html is not None:
+        capture_from_html(bookmark=bookmark, page_html=options.page_html)
+        # The extraction wrote through its own read of the row.
         return Bookmark.objects.select_related("capture").get(pk=bookmark.pk)
+    if options.capture is not False and not bookmark.content:
+        request_capture(bookmark=bookmark, fresh=True)
     return bookmark
+
+
+CREATE_EFFECT = services.CreateEffect(check=check_create, apply=apply_create)
 
 
 def capture_again(*, owner: Any, ref: ItemRef, replace_content: bool = False) -> Bookmark:

@@ -6,7 +6,7 @@ Each service is keyword-only, runs in one transaction, takes the owner, and rais
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
@@ -24,7 +24,7 @@ from content.queries.lists import one_with_content
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
 
-__all__ = ["Actor", "ItemFields", "ItemRef", "Precondition"]
+__all__ = ["Actor", "CreateOptions", "ItemFields", "ItemRef", "Precondition"]
 
 ItemT = TypeVar("ItemT", bound=Item)
 
@@ -103,11 +103,55 @@ def locked_item(
 # --- create / update ----------------------------------------------------------------------------
 
 
-def create_item(*, owner: Owner, model: type[ItemT], data: ItemFields, actor: Actor) -> ItemT:
+@dataclass(frozen=True)
+class CreateOptions:
+    """What the caller asks of a create's side effects (SPEC §15): ``capture=False`` keeps a
+    bookmark created without content from being captured; ``page_html`` is the page as the
+    client's browser rendered it, extracted instead of fetched."""
+
+    capture: bool | None = None
+    page_html: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateEffect:
+    """A type's side effect of every create, whichever door it came through: ``check`` runs
+    before the create's transaction (bad options are a 400 and nothing is written), ``apply``
+    inside it and returns the item as the caller should see it."""
+
+    check: Callable[[CreateOptions], None]
+    apply: Callable[[Any, CreateOptions], Any]
+
+
+_create_effects: dict[type[Item], CreateEffect] = {}
+
+
+def register_create_effect(model: type[Item], effect: CreateEffect) -> None:
+    """Called once when the app starts (``ContentConfig.ready``): the effect runs after every
+    ``create_item`` of ``model`` — REST, MCP, the admin, pages, and doors added later."""
+    _create_effects[model] = effect
+
+
+NO_OPTIONS = CreateOptions()
+
+
+def create_item(
+    *,
+    owner: Owner,
+    model: type[ItemT],
+    data: ItemFields,
+    actor: Actor,
+    options: CreateOptions = NO_OPTIONS,
+) -> ItemT:
     now = timezone.now()
     item = model(owner=owner, created_at=now, updated_at=now, last_used_at=now)
     tags = apply_fields(item, data, creating=True)
     item.validate_state()
+    effect = _create_effects.get(model)
+    if effect is None and options != NO_OPTIONS:
+        raise TypeError(f"A {model.type_name} takes no create options")  # a caller's bug
+    if effect is not None:
+        effect.check(options)
     with transaction.atomic():
         _check_unique(item)
         _save(item, force_insert=True)
@@ -119,6 +163,8 @@ def create_item(*, owner: Owner, model: type[ItemT], data: ItemFields, actor: Ac
             actor=actor,
             tag_names=names,
         )
+        if effect is not None:
+            item = effect.apply(item, options)
     return item
 
 

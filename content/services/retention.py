@@ -17,7 +17,7 @@ from django_tasks import task
 from content.history import prune_all
 from content.history.changes import prune_changes
 from content.services.webhooks import prune_deliveries
-from tiddly.tasks import prune_finished, register_periodic
+from tiddly.tasks import prune_finished
 
 
 class Pruned(TypedDict):
@@ -57,6 +57,3 @@ def prune_task() -> Pruned:
     pruned = prune_expired()
     refresh_statistics()
     return pruned
-
-
-register_periodic(prune_task, interval_setting="TIDDLY_PRUNE_INTERVAL")

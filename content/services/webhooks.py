@@ -35,7 +35,7 @@ from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 from content.shapes import item_data
 from tiddly import __version__, outbound, standard_webhooks
 from tiddly.errors import Forbidden, NotFound, ValidationFailed
-from tiddly.tasks import enqueue, register_poller
+from tiddly.tasks import enqueue
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_DELIVERIES_PER_TASK = 10
@@ -306,9 +306,6 @@ def _feed_page(hook: Webhook, since: changelog.Position) -> tuple[changelog.Feed
         )
         return page, True
     return page, False
-
-
-register_poller(dispatch)
 
 
 def deliveries_per_task() -> int:

@@ -8,21 +8,24 @@ import pytest
 
 from content.history import Actor
 from content.models import Bookmark, CaptureStatus, PageCapture
-from content.services.capture import create_bookmark
-from content.services.items import item_fields
+from content.services.items import CreateOptions, create_item, item_fields
 
 pytestmark = pytest.mark.django_db
 
 
 def test_list_filter_and_capture_again(staff_client: Any, staff: Any) -> None:
-    captured = create_bookmark(
-        owner=staff, data=item_fields({"url": "https://example.org/a"}), actor=Actor()
-    )
-    plain = create_bookmark(
+    captured = create_item(
         owner=staff,
+        model=Bookmark,
+        data=item_fields({"url": "https://example.org/a"}),
+        actor=Actor(),
+    )
+    plain = create_item(
+        owner=staff,
+        model=Bookmark,
         data=item_fields({"url": "https://example.org/b"}),
         actor=Actor(),
-        capture=False,
+        options=CreateOptions(capture=False),
     )
     url = "/admin/content/bookmark/"
     page = staff_client.get(url, {"capture": "pending"})

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from content.history import Actor
-from content.models import ItemVersion, Note
+from content.models import Bookmark, ItemVersion, Note
 from content.services import ItemRef, archive_item, trash_item
 from mcp_bridge.tests.conftest import Mcp, create
 
@@ -516,3 +516,14 @@ def test_writes_happen_now(content_mcp: Mcp, note: Any) -> None:
     content_mcp.ok("edit_content", id=str(note.pk), type="note", old_str="alpha", new_str="a")
     note.refresh_from_db()
     assert timezone.now() - note.updated_at < timedelta(minutes=1)
+
+
+def test_create_bookmark_with_page_html_and_capture_false_names_both(
+    content_mcp: Mcp, mcp_owner: Any
+) -> None:
+    body = content_mcp.error(
+        "create_bookmark", url="https://example.com/p", page_html="<p>x</p>", capture=False
+    )
+    assert body["error"] == "validation_error"
+    assert set(body["fields"]) == {"page_html", "capture"}
+    assert not Bookmark.objects.filter(owner=mcp_owner).exists()
