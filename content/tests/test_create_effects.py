@@ -28,8 +28,9 @@ def test_the_capture_page_captures_what_it_saves(owner: Any) -> None:
     client = Client()
     client.force_login(owner)
     response = client.post("/capture/", {"url": "https://example.com/a", "title": "A"})
-    assert response.status_code == 201
     bookmark = Bookmark.objects.get(owner=owner)
+    assert response.status_code == 303  # to the saved bookmark in the library
+    assert str(bookmark.pk) in response["Location"]
     assert pending(bookmark.pk)
 
 
