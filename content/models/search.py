@@ -37,6 +37,9 @@ class SearchChunk(models.Model):
     preview = models.TextField(default="", blank=True)
     # Vectors of different models are never compared: searches load only the current model's.
     model = models.CharField(max_length=200)
+    # BLAKE2b-128 (hex) of the embedded text: with ``model`` the key of the vector, so re-indexing
+    # an edited item embeds only its changed chunks. Empty on rows indexed before it existed.
+    text_hash = models.CharField(max_length=32, default="", blank=True)
     vector = models.BinaryField()
     scale = models.FloatField()
 

@@ -4,8 +4,13 @@ A write (``content.search.marks``) only upserts a ``SearchDirty`` row in its own
 transaction — it never waits for (or fails because of) the provider; the task workers' poller
 queues ``index_pending`` when marked rows exist and no run is queued (within about a second). The task indexes every dirty item in batches (bounded in count and in characters): it
 cuts the items into chunks and embeds them outside any transaction, then in a short one replaces
-all of each item's old vectors and removes its dirty row (unless the item was marked again
-meanwhile, or another worker indexed it first). A provider that
+each item's old vectors and removes its dirty row (unless the item was marked again
+meanwhile, or another worker indexed it first).
+
+Only chunks whose text changed are embedded: a chunk's vector is keyed by a hash of the text that
+is embedded (``text_hash``) and the model, so a re-indexed item reuses the vectors its unchanged
+chunks already have (the chunker's boundaries are content-defined, so an edit changes only the
+chunks near it), and rows whose chunk is unchanged in place are not rewritten at all. A provider that
 is down leaves the rows dirty and the task re-enqueues itself with a delay. An item that no
 longer exists loses its vectors. ``reindex`` marks everything dirty, so it is resumable by
 construction: what is done is no longer dirty.
@@ -13,6 +18,7 @@ construction: what is done is no longer dirty.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,8 +71,11 @@ def poll_marks() -> None:
 @dataclass
 class IndexReport:
     items: int = 0
-    chunks: int = 0
-    removed: int = 0
+    chunks: int = 0  # chunks the indexed items hold now
+    embedded: int = 0  # texts sent to the provider
+    reused: int = 0  # chunks whose vector was already stored (same text hash and model)
+    written: int = 0  # chunk rows inserted
+    removed: int = 0  # chunk rows deleted
     unavailable: str | None = None
     owners: set[Any] = field(default_factory=set)
 
@@ -98,6 +107,12 @@ def index_pending(
             break
         if progress is not None:
             progress(done)
+    if report.items:
+        log.info(
+            "indexed %d items: %d chunks, %d embedded, %d reused, %d rows written, %d removed",
+            report.items, report.chunks, report.embedded, report.reused, report.written,
+            report.removed,
+        )  # fmt: skip
     return report
 
 
@@ -110,11 +125,50 @@ def _index_batch(embedder: Any, owner_id: Any, batch: int, report: IndexReport) 
     if not rows:
         return 0
     chunks_by_item = _chunks_of(rows)
-    texts = [embed_text(c) for chunks in chunks_by_item.values() for c in chunks]
-    vectors = _embed(embedder, texts)
+    texts: dict[str, str] = {}  # text hash -> embedded text, each text once
+    digests: dict[tuple[str, Any], list[str]] = {}
+    for key, chunks in chunks_by_item.items():
+        digests[key] = []
+        for chunk in chunks:
+            text = embed_text(chunk)
+            digests[key].append(digest := text_hash(text))
+            texts.setdefault(digest, text)
+    known = stored_vectors(list(chunks_by_item), embedder.model, set(texts))
+    missing = [h for h in texts if h not in known]
+    vectors = _embed(embedder, [texts[h] for h in missing])
+    if missing:
+        q, scales = quantise(vectors)
+        known.update((h, (q[i].tobytes(), float(scales[i]))) for i, h in enumerate(missing))
+    report.embedded += len(missing)
+    fresh = set(missing)
+    report.reused += sum(1 for hashes in digests.values() for h in hashes if h not in fresh)
     with transaction.atomic():
-        _replace(rows, chunks_by_item, vectors, embedder.model, report)
+        _replace(rows, chunks_by_item, digests, known, embedder.model, report)
     return len(rows)
+
+
+def text_hash(text: str) -> str:
+    """The key of a chunk's vector (with the model): 128 bits of BLAKE2b of the embedded text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def stored_vectors(
+    keys: list[tuple[str, Any]], model: str, wanted: set[str]
+) -> dict[str, tuple[bytes, float]]:
+    """The stored vectors (int8 bytes, scale) of ``model`` that the items ``keys`` hold for the
+    text hashes ``wanted``: what re-indexing them need not embed again."""
+    found: dict[str, tuple[bytes, float]] = {}
+    by_type: dict[str, list[Any]] = {}
+    for type_name, item_id in keys:
+        by_type.setdefault(type_name, []).append(item_id)
+    for type_name, ids in by_type.items():
+        rows = SearchChunk.objects.filter(item_type=type_name, item_id__in=ids, model=model)
+        for digest, vector, scale in rows.exclude(text_hash="").values_list(
+            "text_hash", "vector", "scale"
+        ):
+            if digest in wanted:
+                found[digest] = (bytes(vector), scale)
+    return found
 
 
 def _next_dirty(owner_id: Any, batch: int) -> list[SearchDirty]:
@@ -184,53 +238,80 @@ def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _replace(
     rows: list[SearchDirty],
     chunks_by_item: dict[tuple[str, Any], list[Chunk]],
-    vectors: np.ndarray,
+    digests: dict[tuple[str, Any], list[str]],
+    vectors: dict[str, tuple[bytes, float]],
     model: str,
     report: IndexReport,
 ) -> None:
-    """Swap the items' vectors for the new ones (in the caller's short transaction). A row
-    another worker finished meanwhile is gone: its item is left as that worker wrote it."""
-    q, scales = quantise(vectors) if len(vectors) else (vectors, vectors)
+    """Make the items' stored chunks the new ones (in the caller's short transaction): a row
+    whose chunk is unchanged in place (same text hash, model, position) stays as it is, other old
+    rows go and new ones come with their vectors (``vectors``: by text hash). A dirty row another
+    worker finished meanwhile is gone: its item is left as that worker wrote it."""
     still = SearchDirty.objects.select_for_update().filter(pk__in=[row.pk for row in rows])
     kept = set(still.values_list("pk", flat=True))
     rows = [row for row in rows if row.pk in kept]
-    owners = {row.owner_id for row in rows}
+    owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
+    changed: set[Any] = set()
+    stale: list[int] = []
+    new: list[SearchChunk] = []
     for type_name in {row.item_type for row in rows}:
         ids = [row.item_id for row in rows if row.item_type == type_name]
-        gone = SearchChunk.objects.filter(item_type=type_name, item_id__in=ids).delete()
-        report.removed += gone[0]
-    new: list[SearchChunk] = []
-    at = 0
-    owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
-    for key, chunks in chunks_by_item.items():
-        first, at = at, at + len(chunks)
-        if key not in owner_of:
-            continue
-        for seq, chunk in enumerate(chunks):
-            new.append(
-                SearchChunk(
-                    owner_id=owner_of[key],
-                    item_type=key[0],
-                    item_id=key[1],
-                    seq=seq,
-                    field=chunk.field,
-                    start_line=chunk.start_line,
-                    end_line=chunk.end_line,
-                    start_char=chunk.start_char,
-                    preview=chunk.text[:CHUNK_PREVIEW_CHARS] if chunk.field == "content" else "",
-                    model=model,
-                    vector=q[first + seq].tobytes(),
-                    scale=float(scales[first + seq]),
+        old: dict[tuple[Any, tuple[Any, ...]], list[int]] = {}
+        for pk, item_id, *place in SearchChunk.objects.filter(
+            item_type=type_name, item_id__in=ids
+        ).values_list(
+            "pk", "item_id", "seq", "field", "start_line", "end_line", "start_char",
+            "text_hash", "model",
+        ):  # fmt: skip
+            old.setdefault((item_id, tuple(place)), []).append(pk)
+        for item_id in ids:
+            key = (type_name, item_id)
+            for seq, (chunk, digest) in enumerate(
+                zip(chunks_by_item.get(key, ()), digests.get(key, ()), strict=True)
+            ):
+                place = (
+                    seq, chunk.field, chunk.start_line, chunk.end_line, chunk.start_char,
+                    digest, model,
+                )  # fmt: skip
+                if old.get((item_id, place)):
+                    old[(item_id, place)].pop()
+                    continue
+                vector, scale = vectors[digest]
+                new.append(
+                    SearchChunk(
+                        owner_id=owner_of[key],
+                        item_type=type_name,
+                        item_id=item_id,
+                        seq=seq,
+                        field=chunk.field,
+                        start_line=chunk.start_line,
+                        end_line=chunk.end_line,
+                        start_char=chunk.start_char,
+                        preview=chunk.text[:CHUNK_PREVIEW_CHARS]
+                        if chunk.field == "content"
+                        else "",
+                        model=model,
+                        text_hash=digest,
+                        vector=vector,
+                        scale=scale,
+                    )
                 )
-            )
+                changed.add(owner_of[key])
+        for (item_id, _), pks in old.items():
+            if pks:
+                stale.extend(pks)
+                changed.add(owner_of[(type_name, item_id)])
+    for at in range(0, len(stale), 2000):
+        report.removed += SearchChunk.objects.filter(pk__in=stale[at : at + 2000]).delete()[0]
     SearchChunk.objects.bulk_create(new, batch_size=2000)
     for row in rows:  # a row marked again since it was read stays dirty
         SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()
-    for owner_id in owners:
+    for owner_id in changed:  # an item re-indexed unchanged leaves the owner's index current
         search_marks.bump(owner_id)
     report.items += len(rows)
-    report.chunks += len(new)
-    report.owners |= owners
+    report.chunks += sum(len(chunks_by_item.get(key, ())) for key in owner_of)
+    report.written += len(new)
+    report.owners |= set(owner_of.values())
 
 
 # --- status and reindex -------------------------------------------------------------------------

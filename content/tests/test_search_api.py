@@ -140,12 +140,13 @@ def test_edit_replaces_vectors_and_permanent_delete_leaves_none(api: Any) -> Non
     pk = make_note(api, "Kubernetes", "short")
     index()
     before = set(SearchChunk.objects.filter(item_id=pk).values_list("id", flat=True))
+    header = SearchChunk.objects.get(item_id=pk, field="header").pk
     long = "\n\n".join("paragraph " * 150 for _ in range(4))
     assert api.patch(f"/api/notes/{pk}/", {"content": long}, format="json").status_code == 200
     index()
     after = set(SearchChunk.objects.filter(item_id=pk).values_list("id", flat=True))
     assert after
-    assert not before & after
+    assert before & after == {header}  # the unchanged header keeps its row; "short" is gone
     assert len(after) > 2
     assert api.delete(f"/api/notes/{pk}/").status_code == 204  # to the trash: vectors stay
     assert SearchChunk.objects.filter(item_id=pk).exists()

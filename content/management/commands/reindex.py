@@ -51,5 +51,6 @@ class Command(BaseCommand):
                 "Run reindex again to resume."
             )
         self.stdout.write(
-            f"Indexed {report.items} items into {report.chunks} chunks with {provider().model}."
+            f"Indexed {report.items} items into {report.chunks} chunks with {provider().model}: "
+            f"{report.embedded} embedded, {report.reused} reused."
         )
