@@ -257,13 +257,13 @@ def _replace(
     for type_name in {row.item_type for row in rows}:
         ids = [row.item_id for row in rows if row.item_type == type_name]
         old: dict[tuple[Any, tuple[Any, ...]], list[int]] = {}
-        for pk, item_id, *place in SearchChunk.objects.filter(
+        for pk, item_id, *stored in SearchChunk.objects.filter(
             item_type=type_name, item_id__in=ids
         ).values_list(
             "pk", "item_id", "seq", "field", "start_line", "end_line", "start_char",
             "text_hash", "model",
         ):  # fmt: skip
-            old.setdefault((item_id, tuple(place)), []).append(pk)
+            old.setdefault((item_id, tuple(stored)), []).append(int(pk))
         for item_id in ids:
             key = (type_name, item_id)
             for seq, (chunk, digest) in enumerate(

@@ -163,7 +163,9 @@ def test_the_migration_marks_items_that_exist_for_indexing(api: Any) -> None:
     note = make_note(api, "Existing before the upgrade", "restic prune")
     SearchDirty.objects.all().delete()  # as if indexed before, or before the search existed
     executor = MigrationExecutor(connection)
-    executor.migrate([("content", "0012_postgres_search_head")])
+    ours = next(k for k in executor.loader.graph.nodes if k[1].endswith("_searchchunk_text_hash"))
+    before = [p for p in executor.loader.graph.node_map[ours].parents if p.key[0] == "content"]
+    executor.migrate([before[0].key])
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())

@@ -20,7 +20,7 @@ def _mark_all(type_name: str, table: str) -> str:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("content", "0012_postgres_search_head"),
+        ("content", "0013_webhook_reach"),
         ("prompts", "0001_initial"),
     ]
 
