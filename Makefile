@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
+# HOST=0.0.0.0 listens on every interface; the names people use to reach it then go in
+# DJANGO_ALLOWED_HOSTS (tiddly_welcome prints the line). Debug pages stay off unless DJANGO_DEBUG=1.
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 1

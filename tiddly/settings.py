@@ -20,21 +20,28 @@ from tiddly.env import env_bool, env_int, env_int_list, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Off unless asked for (DJANGO_DEBUG=1): Django's debug pages list every route and, for a
+# request with an unknown Host, the settings — nothing a visitor of `make run` may see.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 
 
 def _secret_key() -> str:
     key = env_str("DJANGO_SECRET_KEY")
     if key:
         return key
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off.")
-    # Development: a generated key kept beside the project and ignored by git, so sessions survive
-    # restarts without a secret ever being committed.
+    # Without one: a generated key kept beside the project (owner-only, ignored by git), so
+    # sessions survive restarts on this machine without a secret ever being committed. Several
+    # machines sharing a database must set the same DJANGO_SECRET_KEY instead.
     key_file = BASE_DIR / ".secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-    return key_file.read_text().strip()
+    try:
+        if not key_file.exists():
+            key_file.touch(mode=0o600)
+            key_file.write_text(secrets.token_urlsafe(50))
+        return key_file.read_text().strip()
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"Set DJANGO_SECRET_KEY: no key could be generated into {key_file} ({exc})."
+        ) from None
 
 
 SECRET_KEY = _secret_key()
