@@ -39,9 +39,10 @@ LAST_USED_GRANULARITY = timedelta(minutes=1)
 MAX_CACHED_TOKENS = 10_000
 
 INVALID_TOKEN = (
-    "Invalid, expired or revoked token. Create a new API token in the admin, at /api/tokens/, "
-    "or with `manage.py create_token`, and send it as 'Authorization: Bearer tdly_…' (OAuth "
-    "clients: refresh the access token or authorize again)."
+    "Invalid, expired or revoked token. Create a new API token at /account/tokens/ (signed "
+    "in), in the admin, at /api/tokens/, or with `manage.py create_token`, and send it as "
+    "'Authorization: Bearer tdly_…' (OAuth clients: refresh the access token or authorize "
+    "again)."
 )
 
 

@@ -103,7 +103,9 @@ def _drf_body(exc: drf.APIException) -> dict[str, Any]:
     if isinstance(exc, drf.NotAuthenticated):
         return {
             "error": "not_authenticated",
-            "message": "Authentication required: send 'Authorization: Bearer <API token>'.",
+            "message": "Authentication required: send 'Authorization: Bearer <API token>'. "
+            "Get a token at /account/tokens/ (signed in), in the admin, or with "
+            "`manage.py create_token <username>`.",
         }
     if isinstance(exc, drf.AuthenticationFailed):
         return {"error": "invalid_token", "message": str(exc.detail)}

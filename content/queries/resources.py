@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -52,9 +53,14 @@ def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
         return None
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(data["u"]), str(data["i"])
-    except (ValueError, TypeError, KeyError, binascii.Error):
+        moment, pk = datetime.fromisoformat(data["u"]), uuid.UUID(data["i"])
+    except (ValueError, TypeError, KeyError, AttributeError, binascii.Error):
         raise BadCursor(cursor) from None
+    # Checked here, not by the query: a cursor we did not write must not reach the database
+    # (an id that is no UUID would fail there, as an internal error instead of a bad argument).
+    if moment.tzinfo is None:
+        raise BadCursor(cursor)
+    return moment, str(pk)
 
 
 def resource_page(

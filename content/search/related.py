@@ -10,9 +10,10 @@ import numpy as np
 
 from content import item_types
 from content.errors import SearchUnavailable
-from content.models import Item, Relationship, Tag
+from content.models import Item, Relationship
 from content.queries import lists as queries
 from content.queries.items import display_title
+from content.queries.vocabulary import visible_tag_names
 from content.search import semantic
 from content.search.embeddings import ProviderUnavailable, provider
 from content.shapes import RelatedByMeaning
@@ -111,7 +112,7 @@ def suggestions(owner: Any, item: Item, types: Collection[str] | None = None) ->
                 scores[tag.name] = scores.get(tag.name, 0.0) + max(r["score"], 0.0) / NEIGHBOURS
     text = " ".join(filter(None, [item.title, item.description, (item.content or "")[:100_000]]))
     lowered = text.lower()
-    names = Tag.objects.filter(owner=owner).exclude(name__in=own).values_list("name", flat=True)
+    names = visible_tag_names(owner, types).exclude(name__in=own)
     for name in names:
         if re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered):
             scores[name] = scores.get(name, 0.0) + 0.5

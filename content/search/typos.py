@@ -19,8 +19,8 @@ from rapidfuzz.distance import Levenshtein
 
 from content import item_types
 from content.dbops import OPENING_COLUMN
-from content.models import Tag
 from content.queries import lists as queries
+from content.queries.vocabulary import visible_tag_names
 
 _WORDS = re.compile(r"\w+")
 
@@ -113,9 +113,7 @@ def _nearest_word(
 ) -> str | None:
     vocabulary = set(_short_field_words(owner, types))
     vocabulary.update(
-        w.lower()
-        for name in Tag.objects.filter(owner=owner).values_list("name", flat=True)
-        for w in _WORDS.findall(name)
+        w.lower() for name in visible_tag_names(owner, types) for w in _WORDS.findall(name)
     )
     near = _nearest_in(word, vocabulary)
     if near is None and in_content and queries.uses_fts():

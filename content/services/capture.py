@@ -29,6 +29,7 @@ from content.models import Bookmark, CaptureStatus, PageCapture
 from content.queries import ItemRef
 from content.services import items as services
 from content.text import page as pages
+from content.text.links import safe_links
 from tiddly import outbound
 from tiddly.errors import ValidationFailed
 from tiddly.tasks import enqueue
@@ -274,7 +275,9 @@ def _apply(capture: PageCapture, page: pages.Page) -> PageCapture:
     )
     if bookmark is None:  # trashed meanwhile: keep it as it is
         return _finish(capture, CaptureStatus.SKIPPED, error="the bookmark is in the trash")
-    found = {"title": page.title, "description": page.description, "content": page.content}
+    # Only http, https and mailto links are kept: clients render what REST and MCP hand out.
+    content = safe_links(page.content) if page.content else page.content
+    found = {"title": page.title, "description": page.description, "content": content}
     data: dict[str, Any] = {}
     for field, value in found.items():
         if not value:

@@ -84,3 +84,25 @@ def test_related_and_suggestions_show_only_the_types_the_token_may_read(
     response = content_only.get(url + "suggestions/")
     assert response.status_code == 200
     assert {r["type"] for r in response.json()["related"]} == {"note"}
+
+
+def test_a_tag_used_only_on_prompts_is_never_suggested_to_a_token_that_cannot_read_prompts(
+    api: Any, owner: Any
+) -> None:
+    pk = make_note(api, "Weekend", "Feed the sourdough and mind the kubernetes cluster.")
+    make_note(api, "Ops", "Cluster notes", ["kubernetes"])
+    prompt = {"name": "baker", "content": "Bake", "tags": ["sourdough"]}
+    assert api.post("/api/prompts/", prompt, format="json").status_code == 201
+    index()
+    full = {t["name"] for t in api.get(f"/api/notes/{pk}/suggestions/").json()["tags"]}
+    assert {"sourdough", "kubernetes"} <= full  # the full token reads prompts: both are offered
+    content_only = APIClient()
+    token = ApiToken.issue(owner=owner, name="c", scopes="content:read content:write")[1]
+    content_only.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = content_only.get(f"/api/notes/{pk}/suggestions/")
+    assert response.status_code == 200
+    offered = {t["name"] for t in response.json()["tags"]}
+    assert "kubernetes" in offered
+    assert "sourdough" not in offered
+    tags = {t["name"] for t in content_only.get("/api/tags/").json()}
+    assert "sourdough" not in tags  # as /api/tags/ hides it

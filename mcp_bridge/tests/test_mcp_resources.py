@@ -156,3 +156,33 @@ def test_a_bad_cursor_is_invalid_params(content_mcp: Mcp) -> None:
         content_mcp.run(lambda s: s.list_resources(cursor="garbage!"))
     assert raised.value.error.code == -32602
     assert Bookmark.objects.count() == 0
+
+
+def _cursor(payload: Any) -> str:
+    import base64
+    import json
+
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        _cursor({"u": "2026-01-01T00:00:00+00:00", "i": "not-a-uuid"}),
+        _cursor({"u": "2026-01-01T00:00:00+00:00", "i": {"nested": 1}}),
+        _cursor({"u": "2026-01-01T00:00:00", "i": "0190a0c1-0000-7000-8000-000000000000"}),
+        _cursor({"u": "2026-01-01", "i": 5}),
+        _cursor(["u", "i"]),
+        _cursor(None),
+        "a" * 5000,
+    ],
+)
+def test_a_malformed_cursor_that_decodes_is_invalid_params_too(
+    content_mcp: Mcp, mcp_owner: Any, cursor: str
+) -> None:
+    create(mcp_owner, "note", title="kept")
+    with pytest.raises(McpError) as raised:
+        content_mcp.run(lambda s: s.list_resources(cursor=cursor))
+    assert raised.value.error.code == -32602
+    assert "Invalid cursor" in raised.value.error.message
+    assert Note.objects.filter(owner=mcp_owner).count() == 1

@@ -124,6 +124,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b"just text\nline 2\n", "text/plain; charset=utf-8")
         elif path == "/markdown":
             self._send(200, b"# Title\n\nSome *markdown*.\n", "text/markdown")
+        elif path == "/markdown-links":
+            body = b"# Links\n\n[run](javascript:alert(1)) [ok](https://example.com/)\n"
+            self._send(200, body, "text/markdown")
         elif path == "/image":
             self._send(200, b"\x89PNG\r\n\x1a\n" + b"\0" * 100, "image/png")
         elif path == "/fake-pdf":
