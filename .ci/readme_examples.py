@@ -15,17 +15,22 @@ first (``make run``, a reverse-proxy setup, a client's configuration) is ```bash
    the README asks of ``manage.py`` commands). The README's two placeholders are filled in:
    ``http://127.0.0.1:8000`` becomes the server's address and ``tdly_...`` the token.
    ``curl`` runs with ``--fail-with-body`` unless the example already handles the status itself
-   (``-f`` or ``-w``), so any 4xx/5xx answer fails the run.
+   (``-f`` or ``-w``), so any 4xx/5xx answer fails the run. ``HOOK_URL`` points the webhook
+   example at a local receiver this script runs (answering 204), which the server may reach.
 
 A block that still holds a placeholder (``…``, ``REPLACE_ME``, ``<username>``) is refused: it must
 be ```bash. Exit status: bash's (non-zero on the first failing command), 2 on a refused block.
 
-    .venv/bin/python .ci/readme_examples.py [--readme README.md] [--keep]
+    .venv/bin/python .ci/readme_examples.py [--readme README.md] [--keep] [--port N] [--hook-port N]
+
+Ports default to free ones (``README_EXAMPLES_PORT`` / ``README_EXAMPLES_HOOK_PORT`` too), so
+runs side by side on one machine each pick their own.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.server
 import os
 import re
 import secrets
@@ -34,6 +39,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -87,6 +93,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    """The webhook example's receiver: takes every delivery, answers 204."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def start_receiver(port: int) -> http.server.ThreadingHTTPServer:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def manage(env: dict[str, str], *args: str) -> str:
     done = subprocess.run(
         [str(ROOT / ".venv/bin/python"), str(ROOT / "manage.py"), *args],
@@ -103,6 +127,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readme", default=str(ROOT / "README.md"))
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("README_EXAMPLES_PORT") or 0) or None
+    )
+    parser.add_argument(
+        "--hook-port",
+        type=int,
+        default=int(os.environ.get("README_EXAMPLES_HOOK_PORT") or 0) or None,
+    )
     args = parser.parse_args()
 
     blocks = sh_blocks(Path(args.readme).read_text(encoding="utf-8"))
@@ -120,13 +152,17 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="tiddly-readme."))
     (work / ".venv").symlink_to(ROOT / ".venv")
     (work / "manage.py").symlink_to(ROOT / "manage.py")
-    port = free_port()
+    port = args.port or free_port()
     base = f"http://127.0.0.1:{port}"
+    receiver = start_receiver(args.hook_port or 0)
+    hook_host = f"127.0.0.1:{receiver.server_address[1]}"
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{work / 'readme.sqlite3'}",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(32),
         "TIDDLY_OUTBOUND_ONLY_ALLOWED": "1",
+        "TIDDLY_OUTBOUND_ALLOWED_HOSTS": hook_host,
+        "HOOK_URL": f"http://{hook_host}/hooks/tiddly",
     }
     for name in ("TIDDLY_PUBLIC_URL", "CACHE_URL"):
         env.pop(name, None)
@@ -179,6 +215,7 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+        receiver.shutdown()
         if status == 0 and not args.keep:  # a failed run keeps its script and server log
             shutil.rmtree(work, ignore_errors=True)
 
