@@ -25,6 +25,7 @@ class Prompt(Item):
     unique_field = "name"
     conflict_error = NameConflict
     name_field = "name"
+    import_keys = ("id", "name")
 
     name = models.CharField(max_length=100)
     arguments = models.JSONField(default=list, blank=True)

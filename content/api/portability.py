@@ -115,6 +115,24 @@ class SkippedOut(serializers.Serializer):
     url = serializers.CharField(required=False, help_text="At most 200 characters.")
 
 
+class MatchedOut(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The entry's position, as in skipped.")
+    type = serializers.ChoiceField(choices=TYPES)
+    id = serializers.UUIDField(help_text="The existing item's id.")
+    matched_by = serializers.CharField(
+        help_text="How it was found: `id` (a Tiddly JSON export's id), `url` (bookmarks) or "
+        "`name` (prompts)."
+    )
+    action = serializers.ChoiceField(choices=["updated", "skipped"])
+
+
+# "from" is a Python keyword: declared fields cannot carry it.
+RENAMED_TAG_FIELDS: dict[str, serializers.Field] = {
+    "from": serializers.CharField(help_text="The name in the file (at most 200 characters)."),
+    "to": serializers.CharField(help_text="The tag it was stored as."),
+}
+
+
 def _counts(name: str) -> Any:
     fields: dict[str, serializers.Field] = {t: serializers.IntegerField() for t in TYPES}
     return inline_serializer(name, fields=fields)
@@ -130,6 +148,20 @@ ImportReportOut = inline_serializer(
             many=True, help_text="The first 1 000 skipped entries in file order (of skipped_count)."
         ),
         "skipped_count": serializers.IntegerField(help_text="How many entries were skipped."),
+        "matched": MatchedOut(
+            many=True,
+            help_text="Entries that are items the account holds already (updated or skipped "
+            "per on_conflict), and how each was found: the first 1 000 (of matched_count).",
+        ),
+        "matched_count": serializers.IntegerField(help_text="How many entries matched."),
+        "tags_renamed": inline_serializer(
+            "ImportRenamedTag",
+            fields=RENAMED_TAG_FIELDS,
+            many=True,
+            help_text="Tag names from the file stored under another name to fit the tag rules "
+            "(`C++` → `c-plus-plus`): the first 1 000 (of tags_renamed_count).",
+        ),
+        "tags_renamed_count": serializers.IntegerField(help_text="How many tags were renamed."),
         "errors": serializers.ListField(
             child=serializers.CharField(),
             help_text="Non-fatal file-level warnings: the first 100 (of errors_count).",

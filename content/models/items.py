@@ -88,6 +88,9 @@ class Item(models.Model):
     name_field: ClassVar[str | None] = None
     # Whether the content is the item's main payload, so it exports as a Markdown document.
     markdown_export: ClassVar[bool] = True
+    # How an imported entry finds the item it is (SPEC §14), tried in order: "id" is the id in
+    # a Tiddly JSON export; a field name matches its value among the owner's live items.
+    import_keys: ClassVar[tuple[str, ...]] = ("id",)
 
     id = models.UUIDField(primary_key=True, default=uuid6.uuid7, editable=False)
     owner = models.ForeignKey(
@@ -189,6 +192,7 @@ class Bookmark(Item):
     unique_field = "url"
     conflict_error = UrlConflict
     markdown_export = False
+    import_keys = ("url",)
 
     url = models.TextField()
 

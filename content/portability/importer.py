@@ -18,23 +18,30 @@ existing items, with locks, diffs and history chains, so they go through
 Decisions worth knowing:
 - uniqueness is the database's (each type's ``unique_field``: URL per owner among non-deleted
   bookmarks, name among non-deleted prompts): a repeat within the file is skipped (the first
-  wins), a match in the account is skipped or updated per ``on_conflict``; items in the file's trash (``deleted_at``) never clash;
-- Tiddly JSON ids are not reused: ids are global, so an import gets new ones (an export of one
-  account imported into another must not collide with, or reveal, existing rows);
+  wins); items in the file's trash (``deleted_at``) never clash;
+- an entry that is an item the account holds already is skipped or updated per
+  ``on_conflict``, and listed in the report's ``matched`` with how it was found: each type's
+  ``import_keys`` in order (bookmarks by URL, notes by id, prompts by id else name), so
+  importing an account's own export creates nothing new;
+- Tiddly JSON ids are not reused for new items: ids are global, so an import gets new ones (an
+  export of one account imported into another must not collide with, or reveal, existing rows:
+  an id matches only the importing owner's own live items);
 - ``on_conflict=update`` overwrites the fields the file carries (for Netscape: title, tags, and
   the description/notes/archived state when present); ``created_at`` of an existing item stays;
 - Netscape folder names and ``TAGS`` become tags by slugifying them ("Dev Tools" → ``dev-tools``,
-  "Café" → ``cafe``); names with no usable character are dropped with a warning in ``errors``.
+  "Café" → ``cafe``, "C++" → ``c-plus-plus``; see ``netscape_records.tag_slug``), each renamed
+  name listed in the report's ``tags_renamed``; names with no usable character are dropped
+  with a warning in ``errors``.
   Over-long browser titles/descriptions are shortened (with a warning) rather than lost; entries
   of Tiddly JSON follow the limits strictly (skipped).
 """
 
 from __future__ import annotations
 
-import heapq
 import json
+import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain, islice
 from typing import IO, Any
 
@@ -51,6 +58,7 @@ from content.portability.errors import InvalidImport
 from content.portability.netscape import NetscapeEntry, NetscapeError, NetscapeReader, read_chunks
 from content.portability.netscape_records import NetscapeConverter
 from content.portability.records import ImportRecord, ImportSkip
+from content.portability.report import ImportMatch, ImportReport
 from content.portability.tiddly_json import TiddlyDocument, read_tiddly_json
 from content.queries import ItemRef, Owner
 from content.services import capture as capture_service
@@ -85,59 +93,6 @@ class ImportConflict(TiddlyError):
             "Another change created an item with a URL or name that this import also creates, "
             "while the import was running. Nothing was imported; retry the import."
         )
-
-
-def _counts() -> dict[str, int]:
-    """Per item type; ``filter`` and ``relationship`` join when the file carries any."""
-    return dict.fromkeys(item_types.type_names(), 0)
-
-
-# The report is bounded whatever the file holds (SPEC §14): a file of a million repeats must not
-# answer with a million reasons.
-SKIPPED_SHOWN = 1000
-ERRORS_SHOWN = 100
-
-
-@dataclass
-class ImportReport:
-    """Counts of everything, and the first ``SKIPPED_SHOWN`` skips (in file order) and
-    ``ERRORS_SHOWN`` warnings: memory stays constant however many entries are skipped."""
-
-    created: dict[str, int] = field(default_factory=_counts)
-    updated: dict[str, int] = field(default_factory=_counts)
-    skipped_count: int = 0
-    errors: list[str] = field(default_factory=list)
-    errors_count: int = 0
-    # A max-heap (negated index) of the lowest-indexed skips seen so far.
-    _skips: list[tuple[int, int, ImportSkip]] = field(default_factory=list)
-
-    def skip(self, skip: ImportSkip) -> None:
-        self.skipped_count += 1
-        entry = (-skip.index, -self.skipped_count, skip)
-        if len(self._skips) < SKIPPED_SHOWN:
-            heapq.heappush(self._skips, entry)
-        elif entry > self._skips[0]:
-            heapq.heapreplace(self._skips, entry)
-
-    def warn(self, message: str) -> None:
-        self.errors_count += 1
-        if len(self.errors) < ERRORS_SHOWN:
-            self.errors.append(message)
-
-    @property
-    def skipped(self) -> list[ImportSkip]:
-        """The skips the report lists, in file order."""
-        return [entry[2] for entry in sorted(self._skips, reverse=True)]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "created": dict(self.created),
-            "updated": dict(self.updated),
-            "skipped": [s.as_dict() for s in self.skipped],
-            "skipped_count": self.skipped_count,
-            "errors": list(self.errors),
-            "errors_count": self.errors_count,
-        }
 
 
 # --- the use-case -------------------------------------------------------------------------------
@@ -233,7 +188,7 @@ def _records(
         yield from document.records()
         return
     reader = NetscapeReader(chunks, warn=report.warn, max_tags=rules.limit("tags_per_item"))
-    converter = NetscapeConverter(report.warn)
+    converter = NetscapeConverter(report.warn, report.rename)
     try:
         for entry in reader.entries():
             yield converter.record(entry) if isinstance(entry, NetscapeEntry) else entry
@@ -326,20 +281,38 @@ class _Importer:
         existing = self._existing(pending)
         creates = []
         for prepared in pending:
-            match = existing.get(prepared.key) if prepared.key else None
-            if match is None:
+            found = self._match(prepared, existing)
+            if found is None:
                 creates.append(prepared)
-            elif self.on_conflict == "skip":
-                item = prepared.item
-                self._remember(prepared, match)
+                continue
+            pk, matched_by = found
+            item = prepared.item
+            if self.on_conflict == "skip":
+                self._remember(prepared, pk)
                 self._skip(
                     prepared.record,
-                    f"A {item.type_name} with this {item.unique_field} already exists (id "
-                    f"{match}); on_conflict=skip keeps it unchanged.",
+                    f"A {item.type_name} with this {matched_by} already exists (id {pk}); "
+                    "on_conflict=skip keeps it unchanged.",
                 )
-            else:
-                self._update(prepared, match)
+                self._matched(prepared, pk, matched_by, "skipped")
+            elif self._update(prepared, pk, matched_by):
+                self._matched(prepared, pk, matched_by, "updated")
         self._create(creates)
+
+    def _match(
+        self, prepared: _Prepared, existing: dict[tuple[str, str, Any], Any]
+    ) -> tuple[Any, str] | None:
+        """The live item this entry is, by the type's ``import_keys`` in order, and the key."""
+        for key in prepared.item.import_keys:
+            value = _import_value(prepared, key)
+            pk = existing.get((prepared.item.type_name, key, value)) if value is not None else None
+            if pk is not None:
+                return pk, key
+        return None
+
+    def _matched(self, prepared: _Prepared, pk: Any, matched_by: str, action: str) -> None:
+        kind = prepared.item.type_name
+        self.report.match(ImportMatch(prepared.record.index, kind, str(pk), matched_by, action))
 
     def _remember(self, prepared: _Prepared, pk: Any) -> None:
         if prepared.record.source_id is not None:
@@ -447,24 +420,29 @@ class _Importer:
 
     # --- saving ---
 
-    def _existing(self, pending: list[_Prepared]) -> dict[tuple[str, Any], Any]:
-        found: dict[tuple[str, Any], Any] = {}
+    def _existing(self, pending: list[_Prepared]) -> dict[tuple[str, str, Any], Any]:
+        """The owner's live items that the batch's entries may be: ``(type, key, value) → pk``
+        for every key of each type's ``import_keys`` (one query per type and key)."""
+        found: dict[tuple[str, str, Any], Any] = {}
         for kind, model in item_types.registry().items():
-            unique = model.unique_field
-            values = [p.key[1] for p in pending if p.key and p.key[0] == kind]
-            if unique is None or not values:
-                continue
-            rows = (
-                model.objects.filter(owner=self.owner, deleted_at__isnull=True)
-                .filter(**{f"{unique}__in": values})
-                .values_list(unique, "pk")
-            )
-            found.update(((kind, value), pk) for value, pk in rows)
+            group = [p for p in pending if p.item.type_name == kind]
+            for key in model.import_keys if group else ():
+                values = {v for p in group if (v := _import_value(p, key)) is not None}
+                if not values:
+                    continue
+                column = "pk" if key == "id" else key
+                rows = (
+                    model.objects.filter(owner=self.owner, deleted_at__isnull=True)
+                    .filter(**{f"{column}__in": values})
+                    .values_list(column, "pk")
+                )
+                found.update(((kind, key, value), pk) for value, pk in rows)
         return found
 
-    def _update(self, prepared: _Prepared, pk: Any) -> None:
+    def _update(self, prepared: _Prepared, pk: Any, matched_by: str) -> bool:
         """Overwrite the existing item with what the file carries, through the update service
-        (row lock, change detection, a version with source ``import``)."""
+        (row lock, change detection, a version with source ``import``). Its unique field stays:
+        an item matched by id keeps its own name rather than clash with another's."""
         record, item = prepared.record, prepared.item
         names = [
             f
@@ -483,9 +461,10 @@ class _Importer:
             )
         except TiddlyError as exc:
             self._skip(record, exc.message)
-            return
+            return False
         self._remember(prepared, pk)
         self.report.updated[item.type_name] += 1
+        return True
 
     def _create(self, creates: list[_Prepared]) -> None:
         if not creates:
@@ -539,6 +518,20 @@ class _Importer:
     def _tag_rows(self, names: list[str]) -> dict[str, Any]:
         rows = Tag.objects.filter(owner=self.owner, name__in=names).values_list("name", "pk")
         return dict(rows)
+
+
+def _import_value(prepared: _Prepared, key: str) -> Any:
+    """The entry's value for one of its type's ``import_keys`` (None: it cannot match by it).
+    An id is the file's, when it is a well-formed one; a field is the normalised value of a
+    live entry (an entry of the file's trash never clashes)."""
+    if key == "id":
+        try:
+            return uuid.UUID(prepared.record.source_id or "")
+        except ValueError:
+            return None
+    if prepared.item.deleted_at is not None:
+        return None
+    return getattr(prepared.item, key)
 
 
 def _storable(name: str, value: str) -> str:

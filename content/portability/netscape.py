@@ -77,6 +77,8 @@ ROOT_FOLDERS = frozenset(
     }
 )
 ROOT_FOLDER_ATTRIBUTES = ("personal_toolbar_folder", "unfiled_bookmarks_folder")
+# Root folders some tools write around all the others (and a nameless top folder).
+WRAPPER_FOLDERS = frozenset({"bookmarks"})
 # linkding writes its archived state as a pseudo-tag and its notes inside the description.
 TAG_RE = re.compile(r"[^,]+")
 # Tags that end an open link and (but for <DD>) an open description.
@@ -116,6 +118,7 @@ class NetscapeEntry:
 class _Folder:
     name: str
     is_root: bool
+    is_wrapper: bool = False  # a root around every other root (browsers' roots sit inside it)
 
 
 @dataclass(slots=True)
@@ -270,13 +273,16 @@ class NetscapeParser(HTMLParser):
             return
         name = _clean_text(self._heading)
         attrs = self._heading_attrs
-        # A browser's own folder is one only at the top of the tree (inside no folder of the
-        # person's): "Favorites" nested in "Work" is a folder like any other.
-        is_root = (
+        # A browser's own folder is one only at the top of the tree (inside no folder but a
+        # wrapper around everything): "Favorites" nested in "Work", or "Reading List" in
+        # Chrome's "Bookmarks bar", is a folder like any other.
+        at_top = all(f is None or f.is_wrapper for _, f, _ in self._lists)
+        is_root = at_top and (
             name.lower() in ROOT_FOLDERS
             or any(attrs.get(a, "").lower() == "true" for a in ROOT_FOLDER_ATTRIBUTES)
-        ) and all(f is None or f.is_root for _, f, _ in self._lists)
-        self._pending_folder = _Folder(name, is_root or not name)
+        )
+        wrapper = at_top and (not name or name.lower() in WRAPPER_FOLDERS)
+        self._pending_folder = _Folder(name, is_root or not name, wrapper)
         self._heading = None
 
     def _folder_names(self) -> list[str]:

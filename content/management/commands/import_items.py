@@ -67,6 +67,10 @@ class Command(BaseCommand):
             self.stdout.write(f"  #{skip.index}: {skip.reason}")
         if report.skipped_count > 20:
             self.stdout.write(f"  … and {report.skipped_count - 20} more.")
+        if report.matched_count:
+            self.stdout.write(f"Matched {report.matched_count} existing item(s).")
+        for old, new in report.tags_renamed.items():
+            self.stdout.write(f"  tag {old!r} → {new!r}")
         for warning in report.errors:
             self.stdout.write(self.style.WARNING(f"Warning: {warning}"))
         if report.errors_count > len(report.errors):
