@@ -36,9 +36,10 @@ class TiddlyASGIHandler(ASGIHandler):
         await super().__call__(scope, receive, send)
 
     async def lifespan(self, receive: Any, send: Any) -> None:
-        """The server's start and stop (uvicorn sends them): the embedded task worker lives
-        between the two (SPEC §15; ``TIDDLY_EMBEDDED_WORKER=0`` leaves it to worker processes)."""
-        from tiddly.tasks import embedded_worker
+        """The server's start and stop (uvicorn sends them): the embedded task worker (a child
+        process) lives between the two (SPEC §15; ``TIDDLY_EMBEDDED_WORKER=0`` leaves it to
+        worker processes)."""
+        from tiddly.workers import embedded_worker
 
         while True:
             message = await receive()

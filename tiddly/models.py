@@ -131,3 +131,16 @@ class RedeemedCode(models.Model):
 
     def __str__(self) -> str:
         return f"code {self.code_hash[:12]}…"
+
+
+class TaskLock(models.Model):
+    """A named lease one worker (or command) holds while it does work no one else may do at the
+    same time (``tiddly.tasks.exclusive``): renewed while held, taken over once expired, so a
+    holder that died frees it after the task lease."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    holder = models.CharField(max_length=100)
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.holder} until {self.expires_at}"

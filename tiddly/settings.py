@@ -144,11 +144,21 @@ DATABASES = {"default": _database()}
 # The one task queue (SPEC §15): background work (page capture, search indexing, webhook
 # deliveries) is a row in the project's database until a worker runs it. The web process runs one
 # worker itself unless TIDDLY_EMBEDDED_WORKER=0; `python manage.py worker` runs more, anywhere.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# QUEUES empty: any queue name (webhook deliveries get one queue per owner, tiddly.tasks).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}}
+# The web server starts one worker as a child process (lower CPU priority) unless this is 0.
 TIDDLY_EMBEDDED_WORKER = env_bool("TIDDLY_EMBEDDED_WORKER", True)
-# A task still RUNNING this long after it started is taken for interrupted (its worker died) and
-# queued again; every task here finishes well within it.
+# A running task renews its claim every third of this; one whose heartbeat stopped this long
+# ago is taken for interrupted (its worker died) and queued again, at most
+# TIDDLY_TASK_MAX_ATTEMPTS times in all before it is marked failed.
 TIDDLY_TASK_LEASE_SECONDS = env_int("TIDDLY_TASK_LEASE_SECONDS", 300, minimum=1)
+TIDDLY_TASK_MAX_ATTEMPTS = env_int("TIDDLY_TASK_MAX_ATTEMPTS", 3, minimum=1)
+# Threads of each worker that deliver webhooks (their own lane; owners take turns). 0: the
+# worker's main loop delivers too, after the rest (a dead receiver then delays the rest).
+TIDDLY_WEBHOOK_WORKERS = env_int("TIDDLY_WEBHOOK_WORKERS", 4, minimum=0)
+# How long the web server's shutdown waits for its worker child's current tasks before it kills
+# the child and queues those tasks again.
+TIDDLY_WORKER_STOP_SECONDS = env_int("TIDDLY_WORKER_STOP_SECONDS", 8, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

@@ -5,11 +5,16 @@
   work and before the row says so), so it is idempotent and re-reads its row under a lock.
 - ``enqueue`` queues it in the write's transaction (the queue is a table of the same database):
   the task commits with the write or not at all, and no worker sees it before the commit.
-- Workers: ``work()`` is the loop — the library's worker in batch mode (claims one ready task at
-  a time with ``SELECT … FOR UPDATE SKIP LOCKED`` on PostgreSQL, an exclusive transaction on
-  SQLite, so every task runs once however many workers run) plus the re-queueing of tasks whose
-  worker died. The web process runs one loop in a thread (``EmbeddedWorker``, started by the ASGI
-  lifespan) unless ``TIDDLY_EMBEDDED_WORKER=0``; ``python manage.py worker`` runs more.
+- Lanes: most tasks go to the ``default`` queue; webhook deliveries go to one queue per owner
+  (``lane_queue(WEBHOOKS, owner)``), served by their own worker threads that take owners in
+  turn — a dead receiver never delays captures or indexing, and one owner's backlog never holds
+  another owner's deliveries behind it (``tiddly.workers``).
+- A running task keeps its claim alive: a heartbeat thread renews ``started_at`` every third of
+  ``TIDDLY_TASK_LEASE_SECONDS``, so only a task whose worker died is run again
+  (``requeue_interrupted``); after ``TIDDLY_TASK_MAX_ATTEMPTS`` such deaths it is marked failed.
+  ``exclusive(name)`` is a lease for work no two workers (or a command) may do at once.
+- Workers (``tiddly.workers``): ``work()`` is the loop; ``python manage.py worker`` runs one, and
+  the web server runs one as a child process (unless ``TIDDLY_EMBEDDED_WORKER=0``).
 - Periodic work (retention pruning) is a task registered with ``register_periodic``: each worker
   loop queues it when it starts and then at most once per its interval setting, unless one is
   already waiting in the queue. Pollers (``register_poller``: the webhooks' dispatch from the
@@ -21,17 +26,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import IntegrityError, connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks.base import Task
@@ -39,32 +47,182 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
+from tiddly.models import TaskLock
+
 logger = logging.getLogger(__name__)
 
 BACKEND = "default"
 QUEUE = "default"
+WEBHOOKS = "webhooks"  # a lane: its queues are "webhooks.<owner>"
 
 
-def enqueue(task: Task[Any, Any], *args: Any, delay: float = 0, **kwargs: Any) -> None:
+def lane_queue(lane: str, owner_id: Any) -> str:
+    """The queue of one owner's tasks in a lane (served in turn with the other owners')."""
+    return f"{lane}.{owner_id}"
+
+
+def enqueue(
+    task: Task[Any, Any], *args: Any, delay: float = 0, queue: str = QUEUE, **kwargs: Any
+) -> None:
     """Queue ``task(*args, **kwargs)`` to run no sooner than ``delay`` seconds from now, in the
     current transaction (at once outside one): its queue row commits with the write that asked
     for it, so a rolled-back write queues nothing, a committed one cannot lose its task to a
     crash just after the commit, and no worker sees the row before the commit."""
-    chosen = task.using(run_after=timezone.now() + timedelta(seconds=delay)) if delay else task
-    chosen.enqueue(*args, **kwargs)
+    options: dict[str, Any] = {}
+    if delay:
+        options["run_after"] = timezone.now() + timedelta(seconds=delay)
+    if queue != task.queue_name:
+        options["queue_name"] = queue
+    (task.using(**options) if options else task).enqueue(*args, **kwargs)
+
+
+# --- claims, heartbeats, deaths -------------------------------------------------------------------
+
+
+class WorkerDied(Exception):
+    """Recorded on a task whose worker died TIDDLY_TASK_MAX_ATTEMPTS times while running it."""
+
+
+def lease() -> float:
+    return float(settings.TIDDLY_TASK_LEASE_SECONDS)
 
 
 def requeue_interrupted(lease_seconds: float | None = None) -> int:
-    """Put back tasks that have been RUNNING longer than the lease: their worker died (a crash,
-    ``kill -9``, a lost machine) and no one else will finish them. Returns how many."""
-    lease = settings.TIDDLY_TASK_LEASE_SECONDS if lease_seconds is None else lease_seconds
-    stale = timezone.now() - timedelta(seconds=lease)
-    count = DBTaskResult.objects.filter(
-        status=TaskResultStatus.RUNNING, started_at__lt=stale
-    ).update(status=TaskResultStatus.READY, started_at=None)
-    if count:
-        logger.warning("Re-queued %d interrupted task(s)", count)
-    return count
+    """Put back tasks whose heartbeat stopped for longer than the lease: their worker died (a
+    crash, ``kill -9``, a lost machine) and no one else will finish them. A task whose workers
+    died ``TIDDLY_TASK_MAX_ATTEMPTS`` times (each claim of it ended that way) is marked failed
+    instead, with the reason. Returns how many were queued again."""
+    held = lease() if lease_seconds is None else lease_seconds
+    stale = DBTaskResult.objects.filter(
+        status=TaskResultStatus.RUNNING, started_at__lt=timezone.now() - timedelta(seconds=held)
+    )
+    requeued = 0
+    with exclusive_transaction(stale.db):
+        for row in stale.select_for_update(skip_locked=True)[:1000]:
+            deaths = len(row.worker_ids)
+            if deaths >= settings.TIDDLY_TASK_MAX_ATTEMPTS:
+                row.set_failed(
+                    WorkerDied(
+                        f"Its worker died (killed, crashed or out of memory) {deaths} times while "
+                        f"running it (TIDDLY_TASK_MAX_ATTEMPTS = "
+                        f"{settings.TIDDLY_TASK_MAX_ATTEMPTS}); not tried again."
+                    )
+                )
+                logger.error(
+                    "Task %s (%s) failed: its worker died %d times", row.pk, row.task_path, deaths
+                )
+                continue
+            row.status, row.started_at = TaskResultStatus.READY, None
+            row.save(update_fields=["status", "started_at"])
+            requeued += 1
+    if requeued:
+        logger.warning("Re-queued %d interrupted task(s)", requeued)
+    return requeued
+
+
+def release(row_id: Any, worker_id: str) -> bool:
+    """Give back a task this worker claimed but will not finish (it is stopping): queued again at
+    once, and not counted as a death."""
+    with exclusive_transaction(DBTaskResult.objects.db):
+        row = (
+            DBTaskResult.objects.select_for_update()
+            .filter(pk=row_id, status=TaskResultStatus.RUNNING)
+            .first()
+        )
+        if row is None or not row.worker_ids or row.worker_ids[-1] != worker_id:
+            return False
+        row.status, row.started_at, row.worker_ids = (
+            TaskResultStatus.READY,
+            None,
+            row.worker_ids[:-1],
+        )
+        row.save(update_fields=["status", "started_at", "worker_ids"])
+    return True
+
+
+class Beat:
+    """A thread that calls ``renew()`` every ``every`` seconds until stopped (its own database
+    connection, closed when it ends). The first call is one period in: short work never beats."""
+
+    def __init__(self, renew: Callable[[], Any], every: float, name: str) -> None:
+        self._renew, self._every, self._stop = renew, every, threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def __enter__(self) -> Beat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self._every):
+                try:
+                    self._renew()
+                except Exception:  # a missed beat is retried; the lease has two more
+                    logger.exception("Heartbeat failed")
+        finally:
+            connections.close_all()
+
+
+def heartbeat(row_id: Any, worker_id: str) -> Beat:
+    """Keep a running task's claim alive (``started_at`` is its last beat while it runs)."""
+
+    def renew() -> None:
+        DBTaskResult.objects.filter(pk=row_id, status=TaskResultStatus.RUNNING).update(
+            started_at=timezone.now()
+        )
+
+    return Beat(renew, lease() / 3, f"tiddly-heartbeat-{worker_id}")
+
+
+@contextlib.contextmanager
+def exclusive(name: str, *, wait: float = 0) -> Iterator[bool]:
+    """Hold the lease ``name`` while the block runs (renewed every third of the task lease);
+    yields False, running the block without it, when someone else holds it after ``wait``
+    seconds of trying. A holder that died frees it once the task lease has passed."""
+    holder = f"{uuid.uuid4().hex[:12]}"
+    deadline = time.monotonic() + wait
+    while not (got := _take(name, holder)) and time.monotonic() < deadline:
+        time.sleep(min(1.0, max(0.05, lease() / 30)))
+    if not got:
+        yield False
+        return
+    try:
+        with Beat(lambda: _take(name, holder), lease() / 3, f"tiddly-lease-{name}"):
+            yield True
+    finally:
+        TaskLock.objects.filter(name=name, holder=holder).delete()
+
+
+def is_held(name: str) -> bool:
+    """Whether someone holds the lease ``name`` now."""
+    return TaskLock.objects.filter(name=name, expires_at__gte=timezone.now()).exists()
+
+
+def _take(name: str, holder: str) -> bool:
+    now = timezone.now()
+    until = now + timedelta(seconds=lease())
+    mine_or_free = Q(holder=holder) | Q(expires_at__lt=now)
+    with transaction.atomic():
+        if TaskLock.objects.filter(mine_or_free, name=name).update(holder=holder, expires_at=until):
+            return True
+        if TaskLock.objects.filter(name=name).exists():
+            return False
+        try:
+            with transaction.atomic():
+                TaskLock.objects.create(name=name, holder=holder, expires_at=until)
+        except IntegrityError:  # taken meanwhile
+            return False
+    return True
+
+
+def worker_prefix() -> str:
+    """Worker ids of this process start with it (a parent that kills its worker child releases
+    that child's tasks by it)."""
+    return f"tiddly-{os.getpid()}-"
 
 
 def _worker(max_tasks: int | None = None) -> Worker:
@@ -75,31 +233,66 @@ def _worker(max_tasks: int | None = None) -> Worker:
         backend_name=BACKEND,
         startup_delay=False,
         max_tasks=max_tasks,
-        worker_id=f"tiddly-{uuid.uuid4().hex[:12]}",
+        worker_id=f"{worker_prefix()}{uuid.uuid4().hex[:12]}",
         excluded_queue_names=[],
     )
 
 
-def run_ready(max_tasks: int | None = None) -> int:
-    """Run ready tasks one at a time until none is left (or ``max_tasks`` ran); how many ran.
+def _claim(worker_id: str, queue: str | None, lane: str | None, turn: dict[str, str]) -> Any:
+    """Claim one ready task: of ``queue``, of ``lane`` (its owners' queues in turn, after the one
+    ``turn`` served last) or of any queue (both None)."""
+    ready = DBTaskResult.objects.ready().filter(backend_name=BACKEND)
+    with exclusive_transaction(ready.db):
+        if queue is not None:
+            ready = ready.filter(queue_name=queue)
+        elif lane is not None:
+            in_lane = ready.filter(queue_name__startswith=f"{lane}.")
+            names = sorted(set(in_lane.values_list("queue_name", flat=True).distinct()))
+            if not names:
+                return None
+            last = turn.get(lane, "")
+            chosen = next((n for n in names if n > last), names[0])
+            turn[lane] = chosen
+            ready = ready.filter(queue_name=chosen)
+        found = ready.get_locked()
+        if found is not None:
+            found.claim(worker_id)  # no other worker will take it now
+    return found
+
+
+def run_ready(
+    max_tasks: int | None = None,
+    *,
+    stop: threading.Event | None = None,
+    queue: str | None = QUEUE,
+    lane: str | None = None,
+) -> int:
+    """Run ready tasks one at a time until none is left, ``max_tasks`` ran or ``stop`` is set
+    (checked before each claim: a stopping worker finishes its task, it does not drain the
+    queue); how many ran. ``queue=None, lane=None``: every queue (tests).
 
     The library's own loop (``Worker.run``) would also close the database connection between
     tasks, which a caller inside a transaction (a test) cannot have; ``work()`` does that
-    between rounds instead. Claiming and running are the library's.
+    between rounds instead. Claiming and running are the library's; the heartbeat is ours.
     """
     worker = _worker(max_tasks)
+    turn: dict[str, str] = {}
     ran = 0
-    while max_tasks is None or ran < max_tasks:
-        ready = DBTaskResult.objects.ready().filter(backend_name=BACKEND, queue_name=QUEUE)
-        with exclusive_transaction(ready.db):
-            found = ready.get_locked()
-            if found is not None:
-                found.claim(worker.worker_id)  # no other worker will take it now
+    while (max_tasks is None or ran < max_tasks) and not (stop is not None and stop.is_set()):
+        found = _claim(worker.worker_id, queue, lane, turn)
         if found is None:
             return ran
-        worker.run_task(found)
+        current.task = (found.pk, worker.worker_id)
+        try:
+            with heartbeat(found.pk, worker.worker_id):
+                worker.run_task(found)
+        finally:
+            current.task = None
         ran += 1
     return ran
+
+
+current = threading.local()  # (task row id, worker id) of the task this thread runs, if any
 
 
 @dataclass(frozen=True)
@@ -180,59 +373,6 @@ def queue_periodic(next_due: dict[str, float], now: float | None = None) -> int:
     return queued
 
 
-def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 30.0) -> None:
-    """A worker's life: run what is ready, wait ``interval``, again, until ``stop`` is set;
-    every ``check_every`` seconds re-queue interrupted tasks first; queue periodic tasks when
-    they are due."""
-    next_check = 0.0
-    next_due: dict[str, float] = {}
-    while not stop.is_set():
-        try:
-            now = timezone.now().timestamp()
-            if now >= next_check:
-                requeue_interrupted()
-                next_check = now + check_every
-            queue_periodic(next_due)
-            poll()
-            run_ready()
-        except Exception:  # a broken database connection must not end the worker
-            logger.exception("Task worker loop failed; retrying")
-        finally:
-            close_old_connections()
-        stop.wait(interval)
-
-
-class EmbeddedWorker:
-    """One worker thread inside the web process (the default deployment: `make run` alone
-    captures pages, indexes and delivers webhooks)."""
-
-    def __init__(self) -> None:
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        if self._thread is None and settings.TIDDLY_EMBEDDED_WORKER:
-            self._thread = threading.Thread(
-                target=self._run, name="tiddly-task-worker", daemon=True
-            )
-            self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            work(self._stop)
-        finally:
-            connections.close_all()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-
-embedded_worker = EmbeddedWorker()
-
-
 def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 10_000) -> int:
     """Run every task that is due, in this process, through the real backend, until none is
     (tests). Each round calls the pollers first, as a worker loop does; a task may queue another.
@@ -244,7 +384,7 @@ def run_tasks(*, due_within: float = 0, max_rounds: int = 50, max_tasks: int = 1
         if due_within:
             _bring_forward(due_within)
         before = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count()
-        run_ready(max_tasks=max_tasks)
+        run_ready(max_tasks=max_tasks, queue=None)
         done = DBTaskResult.objects.exclude(status=TaskResultStatus.READY).count() - before
         ran += done
         if not done:
@@ -262,16 +402,20 @@ def _bring_forward(seconds: float) -> None:
 
 
 __all__ = [
-    "EmbeddedWorker",
-    "embedded_worker",
+    "QUEUE",
+    "WEBHOOKS",
+    "WorkerDied",
     "enqueue",
+    "exclusive",
+    "is_held",
+    "lane_queue",
     "periodic_tasks",
     "pollers",
     "prune_finished",
     "queue_periodic",
     "register_periodic",
+    "release",
     "requeue_interrupted",
     "run_ready",
     "run_tasks",
-    "work",
 ]

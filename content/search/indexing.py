@@ -35,7 +35,7 @@ from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.search import marks as search_marks
 from content.search.embeddings import ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
-from tiddly.tasks import enqueue, is_queued
+from tiddly.tasks import enqueue, exclusive, is_held, is_queued
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +46,17 @@ EMBED_BATCH = 1024
 # --- the task -----------------------------------------------------------------------------------
 
 
+# Held by whoever indexes (a worker's task or ``manage.py reindex``): never two at once.
+INDEX_LEASE = "search-index"
+
+
 @task()
 def index_task() -> None:
-    """The queued form of ``index_pending``: idempotent, so running it twice is harmless."""
-    index_pending()
+    """The queued form of ``index_pending``: idempotent, so running it twice is harmless; skipped
+    while someone else indexes (the poller queues it again if marks are left)."""
+    with exclusive(INDEX_LEASE) as held:
+        if held:
+            index_pending()
 
 
 def schedule(delay: float = 0) -> None:
@@ -60,7 +67,10 @@ def schedule(delay: float = 0) -> None:
 def poll_marks() -> None:
     """The task workers' poller (about once a second): queue the indexing when items are marked
     and no run of it is queued or running. Writes only mark, so they pay no queue row, and a
-    burst of writes is indexed by one run."""
+    burst of writes is indexed by one run. Nothing is queued while finding by meaning is off
+    (the marks wait for it to be on) or while ``reindex`` indexes."""
+    if settings.TIDDLY_EMBEDDINGS == "off" or is_held(INDEX_LEASE):
+        return
     if SearchDirty.objects.exists() and not is_queued(index_task):
         schedule()
 
@@ -101,7 +111,8 @@ def index_pending(
         except ProviderUnavailable as exc:
             report.unavailable = str(exc)
             log.warning("indexing delayed: %s", exc)
-            schedule(delay=settings.TIDDLY_EMBEDDINGS_RETRY_SECONDS)
+            if settings.TIDDLY_EMBEDDINGS != "off":  # off: nothing to wait for
+                schedule(delay=settings.TIDDLY_EMBEDDINGS_RETRY_SECONDS)
             break
         if not done:
             break

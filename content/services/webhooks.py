@@ -35,7 +35,7 @@ from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 from content.shapes import item_data
 from tiddly import __version__, outbound, standard_webhooks
 from tiddly.errors import Forbidden, NotFound, ValidationFailed
-from tiddly.tasks import enqueue
+from tiddly.tasks import WEBHOOKS, enqueue, lane_queue
 
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_DELIVERIES_PER_TASK = 10
@@ -221,7 +221,7 @@ def send_ping(
 ) -> WebhookDelivery:
     webhook = get_webhook(owner, webhook_id, readable)
     delivery = WebhookDelivery.objects.create(webhook=webhook, event=PING)
-    _schedule([delivery.pk])
+    _schedule([delivery.pk], webhook.owner_id)
     return delivery
 
 
@@ -283,7 +283,7 @@ def _dispatch_page(hook_id: Any) -> tuple[int, bool]:
             made = WebhookDelivery.objects.filter(
                 webhook=hook, change__in=page.changes, status=DeliveryStatus.PENDING
             )
-            _schedule(list(made.order_by("change_id").values_list("pk", flat=True)))
+            _schedule(list(made.order_by("change_id").values_list("pk", flat=True)), hook.owner_id)
         xid, change_id = page.next_position
         locked.update(fed_xid=xid, fed_change_id=change_id)
     return len(rows), page.has_more
@@ -316,24 +316,37 @@ def deliveries_per_task() -> int:
     return max(1, min(MAX_DELIVERIES_PER_TASK, int(lease // (2 * DELIVERY_TIMEOUT_SECONDS))))
 
 
-def _schedule(delivery_ids: list[Any], delay: float = 0) -> None:
-    """Queue the attempts: one task per ``deliveries_per_task()`` deliveries."""
+def _schedule(delivery_ids: list[Any], owner_id: Any, delay: float = 0) -> None:
+    """Queue the attempts in the owner's queue of the webhook lane (owners take turns there, and
+    deliveries never wait behind or hold up captures and indexing): one task per
+    ``deliveries_per_task()`` deliveries."""
     ids = [str(delivery_id) for delivery_id in delivery_ids]
     size = deliveries_per_task()
+    queue = lane_queue(WEBHOOKS, owner_id)
     for start in range(0, len(ids), size):
-        enqueue(deliver_many_task, ids[start : start + size], delay=delay)
+        enqueue(deliver_many_task, ids[start : start + size], delay=delay, queue=queue)
 
 
 @task()
 def deliver_many_task(delivery_ids: list[str]) -> None:
     """The queue's entry point: one attempt of each delivery (idempotent; see ``deliver``). One
-    that raises does not keep the others from their attempt; the task then fails with it."""
+    that raises does not keep the others from their attempt; the task then fails with it. After
+    an attempt that failed (a receiver down or slow costs up to 10 s each), the rest go back to
+    the end of the owner's queue untried: the other owners' deliveries have their turn first."""
     failed: Exception | None = None
-    for delivery_id in delivery_ids:
+    for n, delivery_id in enumerate(delivery_ids):
         try:
-            deliver(delivery_id)
+            status = deliver(delivery_id)
         except Exception as exc:  # re-raised once the others had their attempt
             failed = failed or exc
+            continue
+        rest = delivery_ids[n + 1 :]
+        if status == DeliveryStatus.PENDING and rest:
+            owner = WebhookDelivery.objects.filter(pk=delivery_id).values_list(
+                "webhook__owner_id", flat=True
+            )
+            _schedule(rest, owner.first())
+            break
     if failed is not None:
         raise failed
 
@@ -462,7 +475,7 @@ def _finish(
     elif not final and webhook.active and delivery.attempts <= len(delays):
         wait = delays[delivery.attempts - 1]
         delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait)
-        _schedule([delivery.pk], delay=wait)
+        _schedule([delivery.pk], webhook.owner_id, delay=wait)
     else:
         delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
         webhook.failure_count += 1

@@ -20,7 +20,7 @@ from content.models.webhooks import Webhook, WebhookDelivery
 from content.services import webhooks
 from content.services.retention import prune_task
 from content.tests.changes_support import wait_until_settled
-from tiddly import tasks
+from tiddly import tasks, workers
 
 PRUNE = prune_task.module_path
 
@@ -87,17 +87,18 @@ def test_the_worker_loop_prunes_expired_changes_and_deliveries(
 ) -> None:
     settings.TIDDLY_CHANGES_RETENTION_DAYS = 90
     settings.TIDDLY_WEBHOOK_DELIVERY_DAYS = 30
+    settings.TIDDLY_WEBHOOK_WORKERS = 0  # no lane threads: SQLite's in-memory test database
     old, new, fresh = _old_and_new(owner)
     wait_until_settled()
     stop = threading.Event()
     real_run_ready = tasks.run_ready
 
-    def run_once(max_tasks: int | None = None) -> int:
+    def run_once(max_tasks: int | None = None, **options: Any) -> int:
         stop.set()  # one round of the loop
-        return real_run_ready(max_tasks)
+        return real_run_ready(max_tasks, **{**options, "stop": None})
 
-    monkeypatch.setattr(tasks, "run_ready", run_once)
-    tasks.work(stop, interval=0)
+    monkeypatch.setattr(workers, "run_ready", run_once)
+    workers.work(stop, interval=0)
 
     (result,) = DBTaskResult.objects.filter(task_path=PRUNE)
     assert result.status == TaskResultStatus.SUCCESSFUL

@@ -37,3 +37,13 @@ def hang_once(path: str) -> None:
             time.sleep(0.1)
     with marker.open("a") as out:
         out.write(f"finished {os.getpid()}\n")
+
+
+@task()
+def slow(path: str, label: str, seconds: float) -> None:
+    """Record 'start label pid', sleep, record 'end label': a long task a test can count."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(f"start {label} {os.getpid()}\n")
+    time.sleep(seconds)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(f"end {label}\n")

@@ -1,6 +1,8 @@
 """``manage.py reindex [--user NAME] [--restart]``: rebuild the meaning index (SPEC §16).
 
-Marks every item (of one user, or all) for indexing and indexes them with a progress bar. It is
+Marks every item (of one user, or all) for indexing and indexes them with a progress bar, holding
+the index lease the workers' indexing task takes too (it waits for a run of theirs to end, and
+they skip theirs while it runs), so no item is embedded twice at once. It is
 resumable: an interrupted run leaves the rest marked, and the next run continues with those
 instead of marking everything again (``--restart`` does mark everything again).
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
@@ -16,6 +19,7 @@ from tqdm import tqdm
 from content.models.search import SearchDirty
 from content.search import indexing as search_index
 from content.search.embeddings import provider
+from tiddly.tasks import exclusive, is_held
 
 
 class Command(BaseCommand):
@@ -43,8 +47,17 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Resuming: items still marked from an earlier run.")
         total = pending.count()
-        with tqdm(total=total, unit="item", disable=options["no_progress"]) as bar:
-            report = search_index.index_pending(owner_id=owner_id, progress=bar.update)
+        if is_held(search_index.INDEX_LEASE):
+            self.stdout.write("Waiting for the task workers' indexing run to finish…")
+        wait = settings.TIDDLY_TASK_LEASE_SECONDS + 60
+        with exclusive(search_index.INDEX_LEASE, wait=wait) as held:
+            if not held:
+                raise CommandError(
+                    f"The task workers kept indexing for {wait} s; run reindex again later "
+                    "(what they index is done for it)."
+                )
+            with tqdm(total=total, unit="item", disable=options["no_progress"]) as bar:
+                report = search_index.index_pending(owner_id=owner_id, progress=bar.update)
         if report.unavailable:
             raise CommandError(
                 f"Provider unavailable after {report.items} items: {report.unavailable}. "

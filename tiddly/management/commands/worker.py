@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from types import FrameType
@@ -9,14 +10,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from tiddly.tasks import requeue_interrupted, run_ready, work
+from tiddly.tasks import requeue_interrupted, run_ready
+from tiddly.workers import work
 
 
 class Command(BaseCommand):
     help = (
         "Run queued background tasks (page capture, search indexing, webhook deliveries) until "
-        "stopped (SIGTERM/SIGINT finish the current task first). Run any number, on any "
-        "machine sharing the PostgreSQL database: each task runs once."
+        "stopped (SIGTERM/SIGINT finish the current task, then stop; what is still queued waits "
+        "for the next worker). Run any number, on any machine sharing the PostgreSQL database: "
+        "each task runs once."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -24,11 +27,21 @@ class Command(BaseCommand):
             "--interval", type=float, default=1.0, help="Seconds to wait when nothing is ready."
         )
         parser.add_argument("--once", action="store_true", help="Run what is ready now, then exit.")
+        parser.add_argument(
+            "--nice", type=int, default=0, help="Lower this process's CPU priority by so much."
+        )
+        parser.add_argument(
+            "--parent", type=int, help="Stop when this process is gone (the web server's child)."
+        )
 
-    def handle(self, *args: Any, interval: float, once: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, interval: float, once: bool, nice: int, parent: int | None, **options: Any
+    ) -> None:
+        if nice:
+            os.nice(nice)
         if once:
             requeue_interrupted()
-            run_ready()
+            run_ready(queue=None)
             return
         stop = threading.Event()
 
@@ -38,5 +51,15 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, finish)
         signal.signal(signal.SIGINT, finish)
+        if parent is not None:
+            threading.Thread(target=_orphaned, args=(parent, stop), daemon=True).start()
         self.stdout.write("Task worker running (Ctrl-C to stop).")
         work(stop, interval=interval)
+
+
+def _orphaned(parent: int, stop: threading.Event) -> None:
+    """Stop (after the current task) once the parent is gone: a web server killed outright
+    leaves no worker behind."""
+    while not stop.wait(1.0):
+        if os.getppid() != parent:
+            stop.set()

@@ -1,0 +1,146 @@
+"""Task workers (SPEC §15): the loop, its lanes, and the one the web server starts as a child.
+
+- ``work(stop)``: the loop of one worker process. Its main thread runs the ``default`` queue
+  (captures, indexing, retention), re-queues tasks of dead workers, queues periodic tasks and
+  calls the pollers; ``TIDDLY_WEBHOOK_WORKERS`` threads run the webhook lane (one queue per
+  owner, taken in turn). So a receiver that never answers holds only delivery threads, and one
+  owner's thousand deliveries wait behind other owners' turns, not the other way round.
+  Setting ``stop`` lets every thread finish the task it runs and then end.
+- ``EmbeddedWorker``: the web server's worker (``make run``): a child process
+  (``manage.py worker --nice 10 --parent PID``) started and stopped by the ASGI lifespan, so
+  extraction and embedding never run in the interpreter that answers requests, and at a lower
+  CPU priority. Stopping it sends SIGTERM, waits ``TIDDLY_WORKER_STOP_SECONDS`` for the current
+  tasks, then kills it and gives its tasks back to the queue at once (no lease wait).
+  Several web processes start one child each; they share the queue like any workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import close_old_connections, connections
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+from tiddly.tasks import (
+    QUEUE,
+    WEBHOOKS,
+    lease,
+    poll,
+    queue_periodic,
+    release,
+    requeue_interrupted,
+    run_ready,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 30.0) -> None:
+    """A worker's life: run what is ready, wait ``interval``, again, until ``stop`` is set;
+    re-queue interrupted tasks every ``check_every`` seconds (at most half the lease); queue
+    periodic tasks when they are due. Webhook deliveries run in their own threads."""
+    lanes = [
+        threading.Thread(target=_lane, args=(stop, WEBHOOKS, interval), name=f"tiddly-lane-{n}")
+        for n in range(settings.TIDDLY_WEBHOOK_WORKERS)
+    ]
+    for thread in lanes:
+        thread.start()
+    check_every = min(check_every, lease() / 2)
+    next_check = 0.0
+    next_due: dict[str, float] = {}
+    try:
+        while not stop.is_set():
+            try:
+                if time.monotonic() >= next_check:
+                    requeue_interrupted()
+                    next_check = time.monotonic() + check_every
+                queue_periodic(next_due)
+                poll()
+                run_ready(stop=stop, queue=QUEUE)
+                if not lanes:  # TIDDLY_WEBHOOK_WORKERS = 0: deliveries take their turn here
+                    run_ready(stop=stop, queue=None, lane=WEBHOOKS)
+            except Exception:  # a broken database connection must not end the worker
+                logger.exception("Task worker loop failed; retrying")
+            finally:
+                close_old_connections()
+            stop.wait(interval)
+    finally:
+        stop.set()
+        for thread in lanes:
+            thread.join()
+
+
+def _lane(stop: threading.Event, lane: str, interval: float) -> None:
+    try:
+        while not stop.is_set():
+            try:
+                run_ready(stop=stop, queue=None, lane=lane)
+            except Exception:
+                logger.exception("Task lane %s failed; retrying", lane)
+            finally:
+                close_old_connections()
+            stop.wait(interval)
+    finally:
+        connections.close_all()
+
+
+class EmbeddedWorker:
+    """The web server's own worker: a child process (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._child: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if self._child is not None or not settings.TIDDLY_EMBEDDED_WORKER:
+            return
+        command = [sys.executable, "-m", "django", "worker", "--nice", "10"]
+        command += ["--parent", str(os.getpid())]
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
+        self._child = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env)
+
+    @property
+    def pid(self) -> int | None:
+        return self._child.pid if self._child is not None else None
+
+    def stop(self, timeout: float | None = None) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        grace = settings.TIDDLY_WORKER_STOP_SECONDS if timeout is None else timeout
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+            try:
+                child.wait(grace)
+            except subprocess.TimeoutExpired:
+                logger.warning("Task worker %d did not stop within %s s: killed", child.pid, grace)
+                child.kill()
+                child.wait()
+        released = release_tasks_of(child.pid)
+        if released:
+            logger.warning("Gave back %d task(s) of the stopped worker %d", released, child.pid)
+        connections.close_all()
+
+
+def release_tasks_of(pid: int) -> int:
+    """Queue again, at once, the tasks a worker process that is gone still held."""
+    prefix = f"tiddly-{pid}-"
+    running = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING)
+    count = 0
+    for row_id, worker_ids in running.values_list("pk", "worker_ids"):
+        if worker_ids and str(worker_ids[-1]).startswith(prefix):
+            count += release(row_id, worker_ids[-1])
+    return count
+
+
+embedded_worker = EmbeddedWorker()
+
+__all__ = ["EmbeddedWorker", "embedded_worker", "release_tasks_of", "work"]
