@@ -64,7 +64,11 @@ class WebhookForm(forms.ModelForm):
             return data
         try:
             webhooks.check_webhook(
-                url=data["url"], events=data.get("events") or [], types=data.get("types") or []
+                url=data["url"],
+                events=data.get("events") or [],
+                types=data.get("types") or [],
+                # A webhook made by a token keeps that token's reach, whoever edits it.
+                readable=self.instance.reach if self.instance.pk else None,
             )
         except ValidationFailed as exc:
             for field, msgs in exc.extra.get("fields", {}).items():
@@ -131,10 +135,19 @@ class WebhookAdmin(_StrangersGet404):
         if obj is None:
             fields = ["url", "events", "types"]
             return ["owner", *fields] if request.user.is_superuser else fields
-        return ["url", "events", "types", "active", "failure_count", "disabled_reason", "owner"]
+        return [
+            "url",
+            "events",
+            "types",
+            "reach",
+            "active",
+            "failure_count",
+            "disabled_reason",
+            "owner",
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return [] if obj is None else ["failure_count", "disabled_reason", "owner"]
+        return [] if obj is None else ["reach", "failure_count", "disabled_reason", "owner"]
 
     def save_model(self, request: HttpRequest, obj: Webhook, form: Any, change: bool) -> None:
         data = form.cleaned_data

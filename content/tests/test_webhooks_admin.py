@@ -170,3 +170,21 @@ def test_a_superuser_adds_a_webhook_for_someone_else(other: Any, public_urls: No
     hook = Webhook.objects.get()
     assert (hook.owner, hook.url) == (other, "http://127.0.0.1:10/theirs")
     assert hook.secret in response.content.decode()
+
+
+def test_the_admin_keeps_a_token_webhook_within_its_reach(
+    staff_client: Client, staff: Any, public_urls: None
+) -> None:
+    hook = webhooks.create_webhook(
+        owner=staff, url="http://127.0.0.1:9/mine", readable=["bookmark", "note"]
+    )
+    page = staff_client.get(f"{LIST}{hook.pk}/change/").content.decode()
+    assert "Reach" in page
+    response = staff_client.post(
+        f"{LIST}{hook.pk}/change/",
+        {"url": "http://127.0.0.1:9/mine", "types": ["prompt"], "active": "on"},
+    )
+    assert response.status_code == 200  # the form again, with the reason
+    assert "may send only the types its token can read" in response.content.decode()
+    hook.refresh_from_db()
+    assert (hook.types, hook.reach) == ([], ["bookmark", "note"])
