@@ -454,3 +454,7 @@ LOGGING = {
 
 # Page capture (SPEC §15): TIDDLY_CAPTURE=0 turns capture off (nothing is fetched or extracted).
 TIDDLY_CAPTURE = env_bool("TIDDLY_CAPTURE", True)
+# Page extraction (HTML, PDF: captures, page_html, preview) runs in a child process stopped past
+# this many seconds, or when it grows by this many MB (tiddly/sandbox.py): `too complex`.
+TIDDLY_EXTRACT_SECONDS = env_int("TIDDLY_EXTRACT_SECONDS", 10, minimum=1)
+TIDDLY_EXTRACT_MEMORY_MB = env_int("TIDDLY_EXTRACT_MEMORY_MB", 512, minimum=64)

@@ -13,6 +13,7 @@ fingerprint of each field, compared under the row lock when the capture writes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import uuid
@@ -30,7 +31,7 @@ from content.queries import ItemRef
 from content.services import items as services
 from content.text import page as pages
 from content.text.links import safe_links
-from tiddly import outbound
+from tiddly import outbound, sandbox
 from tiddly.errors import ValidationFailed
 from tiddly.tasks import enqueue
 
@@ -125,18 +126,48 @@ def check_page_html(page_html: str) -> None:
         )
 
 
-def capture_from_html(*, bookmark: Bookmark, page_html: str) -> PageCapture:
-    """Extract the page the client sent, at once; nothing is fetched (`page_html`)."""
+# --- extraction in a box -----------------------------------------------------------------------
+
+
+def _extract(func: Any, *args: Any, **kwargs: Any) -> pages.Page:
+    """``func`` (a `content.text.page` extractor) in a child process, stopped past
+    TIDDLY_EXTRACT_SECONDS or TIDDLY_EXTRACT_MEMORY_MB (`pages.TooComplex`). Never call it with a
+    transaction open: a slow page would hold the transaction's locks for as long."""
+    seconds = float(settings.TIDDLY_EXTRACT_SECONDS)
+    memory_mb = int(settings.TIDDLY_EXTRACT_MEMORY_MB)
+    try:
+        return sandbox.run(func, *args, seconds=seconds, memory_mb=memory_mb, **kwargs)
+    except sandbox.LimitExceeded as exc:
+        what = (
+            f"took over {seconds:g} s"
+            if exc.kind == "time"
+            else f"needed over {memory_mb} MB of memory"
+        )
+        raise pages.TooComplex(
+            f"too complex: extracting the page's text {what} and was stopped; the bookmark "
+            "keeps its URL and fields — set its content yourself (or send only the page's "
+            "main part as page_html)"
+        ) from None
+
+
+def extract_page_html(page_html: str) -> pages.Page | pages.Unreadable:
+    """Extract the page a client sent (`page_html`): the page, or why it could not be read."""
     check_page_html(page_html)
+    try:
+        return _extract(pages.extract_html, page_html)
+    except pages.Unreadable as exc:
+        return exc
+
+
+def capture_from_html(*, bookmark: Bookmark, page: pages.Page | pages.Unreadable) -> PageCapture:
+    """Record what `extract_page_html` found, in the create's transaction; nothing is fetched."""
     with transaction.atomic():
         capture = _reset(bookmark, replace_content=False)
         capture.attempts = 1
         capture.content_type = "text/html"
         capture.final_url = bookmark.url
-        try:
-            page = pages.extract_html(page_html)
-        except pages.Unreadable as exc:
-            return _finish(capture, CaptureStatus.FAILED, error=str(exc))
+        if isinstance(page, pages.Unreadable):
+            return _finish(capture, CaptureStatus.FAILED, error=str(page))
         return _apply(capture, page)
 
 
@@ -196,8 +227,11 @@ def _capture_page(bookmark_id: str, token: str) -> None:
         _failed(capture, f"HTTP {response.status}", transient=transient)
         return
     try:
-        page = pages.extract(
-            response.body, content_type=response.content_type, charset=response.charset
+        page = _extract(
+            pages.extract,
+            response.body,
+            content_type=response.content_type,
+            charset=response.charset,
         )
     except pages.Unsupported as exc:
         _finish_locked(capture, CaptureStatus.SKIPPED, error=str(exc))
@@ -302,11 +336,12 @@ def _apply(capture: PageCapture, page: pages.Page) -> PageCapture:
 # --- what every create of a bookmark does (registered with the item service) -----------------
 
 
-def check_create(options: services.CreateOptions) -> None:
-    """Refused before the create's transaction: a page that cannot be kept, or a page sent
-    with ``capture: false`` (two wishes that contradict each other)."""
+def check_create(options: services.CreateOptions) -> services.CreateOptions:
+    """Before the create's transaction: refuse a page that cannot be kept, or a page sent with
+    ``capture: false`` (two wishes that contradict each other); then extract the page — first,
+    so a heavy page costs the create at most the box's limit and holds no lock meanwhile."""
     if options.page_html is None:
-        return
+        return options
     if options.capture is False:
         message = (
             "page_html and capture: false contradict each other: page_html asks Tiddly to keep "
@@ -314,17 +349,23 @@ def check_create(options: services.CreateOptions) -> None:
         )
         raise ValidationFailed({"page_html": [message], "capture": [message]}, message)
     check_page_html(options.page_html)
+    if not enabled():
+        return options
+    return dataclasses.replace(options, prepared=extract_page_html(options.page_html))
 
 
 def apply_create(bookmark: Bookmark, options: services.CreateOptions) -> Bookmark:
-    """What a create does about capture, whichever door it came through (SPEC §15): extract
-    `page_html` at once, or queue a fetch when the bookmark came without content and `capture`
-    is not false. Runs in the create's transaction."""
+    """What a create does about capture, whichever door it came through (SPEC §15): record the
+    `page_html` extracted before the transaction, or queue a fetch when the bookmark came without
+    content and `capture` is not false. Runs in the create's transaction."""
     if not enabled():
         return bookmark
     if options.page_html is not None:
-        capture_from_html(bookmark=bookmark, page_html=options.page_html)
-        # The extraction wrote through its own read of the row.
+        page = options.prepared
+        if not isinstance(page, (pages.Page, pages.Unreadable)):  # a caller that skipped check
+            page = extract_page_html(options.page_html)
+        capture_from_html(bookmark=bookmark, page=page)
+        # The capture wrote through its own read of the row.
         return Bookmark.objects.select_related("capture").get(pk=bookmark.pk)
     if options.capture is not False and not bookmark.content:
         request_capture(bookmark=bookmark, fresh=True)
@@ -380,10 +421,13 @@ def _preview(url: str) -> dict[str, str | None]:
         raise ValidationFailed({"url": [reason]}, _preview_message(reason))
     title = description = None
     try:
-        page = pages.extract(
-            response.body, content_type=response.content_type, charset=response.charset
+        # Only what the answer shows: no main-text extraction, no PDF page text.
+        page = _extract(
+            pages.head, response.body, content_type=response.content_type, charset=response.charset
         )
         title, description = page.title, page.description
+    except pages.TooComplex as exc:
+        raise ValidationFailed({"url": [str(exc)]}, _preview_message(str(exc))) from None
     except (pages.Unsupported, pages.Unreadable):
         pass  # the type is still worth showing; no title to offer
     return {

@@ -111,15 +111,19 @@ class CreateOptions:
 
     capture: bool | None = None
     page_html: str | None = None
+    # What the type's ``check`` prepared before the transaction for ``apply`` (capture: the
+    # page extracted from page_html, so no lock is held while extracting).
+    prepared: Any = None
 
 
 @dataclass(frozen=True)
 class CreateEffect:
     """A type's side effect of every create, whichever door it came through: ``check`` runs
     before the create's transaction (bad options are a 400 and nothing is written), ``apply``
-    inside it and returns the item as the caller should see it."""
+    inside it and returns the item as the caller should see it. ``check`` returns the options
+    ``apply`` gets (with work it ``prepared`` outside the transaction)."""
 
-    check: Callable[[CreateOptions], None]
+    check: Callable[[CreateOptions], CreateOptions]
     apply: Callable[[Any, CreateOptions], Any]
 
 
@@ -151,7 +155,7 @@ def create_item(
     if effect is None and options != NO_OPTIONS:
         raise TypeError(f"A {model.type_name} takes no create options")  # a caller's bug
     if effect is not None:
-        effect.check(options)
+        options = effect.check(options)  # what apply gets: it may carry prepared work
     with transaction.atomic():
         _check_unique(item)
         _save(item, force_insert=True)

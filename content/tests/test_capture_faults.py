@@ -56,7 +56,7 @@ def test_an_unplanned_error_ends_the_capture_failed(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("something nobody planned for")
 
-    monkeypatch.setattr(capture_service.pages, "extract", broken)
+    monkeypatch.setattr(capture_service, "_extract", broken)
     body = _create(api, server.url + "/page", title="Kept", tags=["t"])
     run_tasks(due_within=15)
     got = _capture(api, body["id"])

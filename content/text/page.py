@@ -33,6 +33,10 @@ class Unreadable(Exception):
     """The body could not be read as the type it claims."""
 
 
+class TooComplex(Unreadable):
+    """Extracting the body was stopped at its time or memory limit (message: `too complex: …`)."""
+
+
 @dataclass(frozen=True)
 class Page:
     title: str | None
@@ -101,6 +105,44 @@ def extract(body: bytes, *, content_type: str, charset: str | None = None) -> Pa
     return extract_html(_decode(body, charset) if charset else body)
 
 
+def head(body: bytes, *, content_type: str, charset: str | None = None) -> Page:
+    """Only the title and description (a preview): no main-text extraction, no PDF page text."""
+    kind = media_kind(content_type, body)
+    if kind == "pdf":
+        return _pdf_head(body)
+    if kind == "text":
+        text = _clean(_decode(body[:100_000], charset))
+        return Page(
+            title=page_markdown.first_heading(text) if text else None,
+            description=None,
+            content=None,
+        )
+    tree = _tree(_decode(body, charset) if charset else body)
+    return Page(title=_title(tree), description=_description(tree), content=None)
+
+
+def _tree(html: str | bytes) -> Any:
+    import trafilatura
+
+    html = html.replace("\x00", "") if isinstance(html, str) else html.replace(b"\x00", b"")
+    if not html.strip():
+        raise Unreadable("the page is empty: there is no text to keep")
+    tree = trafilatura.load_html(html)
+    if tree is None:
+        raise Unreadable("the page is not readable HTML")
+    return tree
+
+
+def _title(tree: Any) -> str | None:
+    return _meta(tree, "//meta[@property='og:title']/@content") or _meta(tree, "//title/text()")
+
+
+def _description(tree: Any) -> str | None:
+    return _meta(tree, "//meta[@property='og:description']/@content") or _meta(
+        tree, "//meta[@name='description']/@content"
+    )
+
+
 def _meta(tree: Any, xpath: str) -> str | None:
     """The first non-blank value ``xpath`` selects in an lxml tree (trafilatura's ``load_html``)."""
     found = tree.xpath(xpath)
@@ -114,22 +156,25 @@ def _meta(tree: Any, xpath: str) -> str | None:
 def extract_html(html: str | bytes) -> Page:
     import trafilatura
 
-    html = html.replace("\x00", "") if isinstance(html, str) else html.replace(b"\x00", b"")
-    if not html.strip():
-        raise Unreadable("the page is empty: there is no text to keep")
-    tree = trafilatura.load_html(html)
-    if tree is None:
-        raise Unreadable("the page is not readable HTML")
-    title = _meta(tree, "//meta[@property='og:title']/@content") or _meta(tree, "//title/text()")
-    description = _meta(tree, "//meta[@property='og:description']/@content") or _meta(
-        tree, "//meta[@name='description']/@content"
-    )
+    tree = _tree(html)
+    title, description = _title(tree), _description(tree)
     marks = page_markdown.Marks()
     page_markdown.mark(tree, marks)
     text = trafilatura.extract(tree, **EXTRACT_OPTIONS)
     if text:
         text = _INLINE_IMAGE.sub("", page_markdown.finish(text, marks))
     return Page(title=title, description=description, content=_clean(text))
+
+
+def _pdf_head(body: bytes) -> Page:
+    from pypdf import PdfReader
+
+    try:
+        meta = PdfReader(io.BytesIO(body)).metadata
+        title = meta.title if meta is not None else None
+    except Exception as exc:  # pypdf raises many kinds on a broken file
+        raise Unreadable(f"not a readable PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return Page(title=_one_line(title), description=None, content=None)
 
 
 def _pdf(body: bytes) -> Page:

@@ -32,6 +32,8 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     counters: ClassVar[dict[str, int]] = {}
     seen: ClassVar[list[dict[str, str]]] = []
+    # Bodies a test serves at paths of its own: path -> (content type, body).
+    bodies: ClassVar[dict[str, tuple[str, bytes]]] = {}
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet test output
         pass
@@ -56,7 +58,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.seen.append({k.lower(): v for k, v in self.headers.items()} | {"path": self.path})
         path = self.path.split("?", 1)[0]
-        if path == "/page":
+        if path in self.bodies:
+            ctype, data = self.bodies[path]
+            self._send(200, data, ctype)
+        elif path == "/page":
             self._send(200, PAGE.encode())
         elif path.startswith("/hop/"):
             left = int(path.rsplit("/", 1)[1])
@@ -153,7 +158,9 @@ class Handler(BaseHTTPRequestHandler):
 
 class LocalServer:
     def __init__(self) -> None:
-        handler: type[Handler] = type("BoundHandler", (Handler,), {"counters": {}, "seen": []})
+        handler: type[Handler] = type(
+            "BoundHandler", (Handler,), {"counters": {}, "seen": [], "bodies": {}}
+        )
         self.handler = handler
         self.httpd = _Server(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -164,6 +171,11 @@ class LocalServer:
     @property
     def seen(self) -> list[dict[str, str]]:
         return self.handler.seen
+
+    def serve(self, path: str, body: bytes, content_type: str) -> str:
+        """Serve ``body`` at ``path``; returns its URL."""
+        self.handler.bodies[path] = (content_type, body)
+        return self.url + path
 
     @property
     def counters(self) -> dict[str, int]:
