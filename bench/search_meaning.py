@@ -404,7 +404,7 @@ def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: fl
     from content.models.search import SearchChunk
     from content.queries import lists
     from content.search import ranking as search
-    from content.search import semantic
+    from content.search import vectors
 
     total = SearchChunk.objects.filter(owner=user).count()
     before = rss_mb()
@@ -452,33 +452,32 @@ def time_searches(args: argparse.Namespace, rows: list[Row], user: Any, idle: fl
 
         rng_np = np.random.default_rng(0)
         n = args.synthetic
-        codes, factor = semantic.pack(rng_np.integers(-127, 128, size=(n, 256), dtype=np.int8))
-        index = semantic.OwnerIndex(
-            generation=0,
-            model="x",
-            codes=codes,
-            scales=(factor / 127 / 16).astype(np.float32),
-            item_of=(np.arange(n) // 38).astype(np.int32),
-            field=np.ones(n, np.int8),
-            start_line=np.ones(n, np.int32),
-            end_line=np.ones(n, np.int32),
-            start_char=np.zeros(n, np.int64),
-            chunk_id=np.arange(n, dtype=np.int64),
-            items=[("note", i) for i in range(n // 38 + 1)],
-            packed=True,
+        codes = rng_np.integers(-127, 128, size=(n, 256), dtype=np.int8)
+        index = vectors.build(
+            "x",
+            vectors.Rows(
+                codes=codes,
+                scales=np.full(n, 1 / 127 / 16, np.float32),
+                item_of=(np.arange(n) // 38).astype(np.int32),
+                field=np.ones(n, np.int8),
+                start_line=np.ones(n, np.int32),
+                end_line=np.ones(n, np.int32),
+                start_char=np.zeros(n, np.int64),
+                chunk_id=np.arange(n, dtype=np.int64),
+            ),
+            [("note", i) for i in range(n // 38 + 1)],
         )
-        index.mean = semantic._mean(index)
-        index.sketch = semantic._sketch_rows(index, index.mean)
+        assert index.sketch is not None
         samples = []
         for _ in range(args.queries):
             query = rng_np.standard_normal(256).astype(np.float32)
             query /= np.linalg.norm(query)
             t = time.perf_counter()
-            semantic.item_ranking(index, query)
+            list(vectors.iter_item_ranking(index, query))
             samples.append(time.perf_counter() - t)
         print(
             f"ranking kernel on {n} synthetic chunks: p50 {p50(samples):.1f} ms; matrix "
-            f"{index.codes.nbytes / 2**20:.0f} MB + sketch {index.sketch.nbytes / 2**20:.0f} MB"
+            f"{index.main.codes.nbytes / 2**20:.0f} MB + sketch {index.sketch.nbytes / 2**20:.0f} MB"
         )
         rows.append(Row(f"ranking kernel on {n} synthetic chunks", p50(samples), "ms"))
 

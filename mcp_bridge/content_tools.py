@@ -59,6 +59,7 @@ def search_items(
     offset: t.Offset = 0,
     filter_id: t.FilterId = None,
     mode: t.SearchMode = "keyword",
+    min_score: t.MinScore = None,
 ) -> shapes.ContentPage:
     """Search or list the user's active bookmarks and notes.
 
@@ -83,6 +84,7 @@ def search_items(
         "limit": limit,
         "offset": offset,
         "filter_id": filter_id,
+        "min_score": min_score,
     }
     types: list[str] = [type] if type else TYPES
     if mode != "keyword":

@@ -81,6 +81,7 @@ def search_prompts(
     offset: t.Offset = 0,
     filter_id: t.FilterId = None,
     mode: t.SearchMode = "keyword",
+    min_score: t.MinScore = None,
 ) -> shapes.PromptPage:
     """Search or list the user's active prompt templates.
 
@@ -103,6 +104,7 @@ def search_prompts(
         "limit": limit,
         "offset": offset,
         "filter_id": filter_id,
+        "min_score": min_score,
     }
     if mode != "keyword":
         ranked, total, more, degraded = shared_tools.ranked_search(TYPES, args, mode)

@@ -101,6 +101,16 @@ SearchMode = Annotated[
         "(field, start_line/end_line for get_item's partial read, snippet)."
     ),
 ]
+MinScore = Annotated[
+    float | None,
+    Field(
+        ge=-1,
+        le=1,
+        description="hybrid/semantic: leave out items whose best passage's cosine is below this "
+        "(default: the floor calibrated for the model, so unrelated items are left out; -1 "
+        "keeps every item). Hybrid keeps keyword hits whatever their score.",
+    ),
+]
 RelatedLimit = Annotated[int, Field(ge=1, le=50, description="How many related items, 1-50.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Page size, 1-100.")]
 Offset = Annotated[int, Field(ge=0, le=10**9, description="Items to skip (for the next page).")]

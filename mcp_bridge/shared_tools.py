@@ -167,7 +167,7 @@ def ranked_search(
         )
     owner = calls.owner()
     params = _list_params(owner, args, sort_by=None, sort_order="desc")
-    found = ranked.listed(owner, types, params, mode=mode)
+    found = ranked.listed(owner, types, params, mode=mode, min_score=args.get("min_score"))
     entries = [
         shapes.listed_item_data(item, score=score, match=match)
         for item, score, match in found.items

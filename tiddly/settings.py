@@ -303,6 +303,16 @@ TIDDLY_EMBEDDINGS_BATCH = env_int("TIDDLY_EMBEDDINGS_BATCH", 64, minimum=1)
 # ... and at most this many characters of content per batch (one larger item is a batch alone).
 TIDDLY_EMBEDDINGS_BATCH_CHARS = env_int("TIDDLY_EMBEDDINGS_BATCH_CHARS", 4_000_000, minimum=1)
 TIDDLY_EMBEDDINGS_RETRY_SECONDS = env_int("TIDDLY_EMBEDDINGS_RETRY_SECONDS", 30, minimum=1)
+# Megabytes of in-memory search indexes one process holds, all owners together (SPEC §16).
+TIDDLY_SEARCH_MEMORY_MB = env_int("TIDDLY_SEARCH_MEMORY_MB", 256, minimum=1)
+# The cosine below which semantic/hybrid leave an item out; unset = the model's calibrated floor.
+_min_score = env_str("TIDDLY_SEARCH_MIN_SCORE")
+try:
+    TIDDLY_SEARCH_MIN_SCORE = float(_min_score) if _min_score else None
+except ValueError:
+    raise ImproperlyConfigured("TIDDLY_SEARCH_MIN_SCORE must be a number in [-1, 1]") from None
+if TIDDLY_SEARCH_MIN_SCORE is not None and not -1 <= TIDDLY_SEARCH_MIN_SCORE <= 1:
+    raise ImproperlyConfigured("TIDDLY_SEARCH_MIN_SCORE must be a number in [-1, 1]")
 
 # A JSON body may carry a full-size content field; leave room for escaping (\n, \", \uXXXX).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(

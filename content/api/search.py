@@ -33,6 +33,14 @@ class SearchQuerySerializer(s.ContentListQuerySerializer):
         "by meaning alone; keyword: every word must match, as the lists' q.",
     )
     limit = serializers.IntegerField(required=False, default=20, min_value=1, max_value=50)
+    min_score = serializers.FloatField(
+        required=False,
+        min_value=-1,
+        max_value=1,
+        help_text="semantic/hybrid: leave out items whose best passage's cosine is below this "
+        "(default: the relevance floor calibrated for the model; -1 keeps every item). Hybrid "
+        "keeps keyword hits whatever their score.",
+    )
     sort_by = None  # type: ignore[assignment]  # results are ranked; no sort parameter
     sort_order = None  # type: ignore[assignment]
 
@@ -94,7 +102,9 @@ class SearchView(APIView):
         readable = item_types.types_in(readable_areas(request.auth))
         types = list(dict.fromkeys(data.get("type") or readable))
         require_scopes(request.auth, scopes_to_read(types))
-        return Response(search.search(owner, types, params, mode=data["mode"]))
+        return Response(
+            search.search(owner, types, params, mode=data["mode"], min_score=data.get("min_score"))
+        )
 
 
 class SearchStatusView(APIView):

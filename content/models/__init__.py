@@ -28,7 +28,7 @@ from content.models.organise import (
     SortKey,
     SortOrder,
 )
-from content.models.search import SearchChunk, SearchDirty, SearchGeneration
+from content.models.search import SearchChange, SearchChunk, SearchDirty
 from content.models.sharing import Share, new_token, share_url, token_digest
 from content.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery
 
@@ -50,9 +50,9 @@ __all__ = [
     "Relationship",
     "RelationshipQuerySet",
     "SavedFilter",
+    "SearchChange",
     "SearchChunk",
     "SearchDirty",
-    "SearchGeneration",
     "Share",
     "SortKey",
     "SortOrder",

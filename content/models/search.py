@@ -1,5 +1,5 @@
 """What finding by meaning stores (SPEC §16): chunk vectors, the items waiting to be indexed and a
-per-owner generation that tells a process its in-memory index is stale.
+per-owner change log from which each process updates its in-memory index in place.
 
 Vectors are int8-quantised (one byte per dimension plus a float scale): 256 bytes for the local
 model instead of 1 KB of float32, so ~380 000 chunks take ~100 MB in a process, and cosine
@@ -74,14 +74,19 @@ class SearchDirty(models.Model):
         return f"{self.item_type} {self.item_id} (dirty)"
 
 
-class SearchGeneration(models.Model):
-    """Bumped whenever an owner's vectors change: one primary-key read tells a process whether its
-    cached matrix is still current."""
+class SearchChange(models.Model):
+    """An item's vectors were replaced or removed: written in the same transaction as its
+    ``SearchChunk`` rows, read by every process (``id`` past what its index reflects) to update
+    its in-memory index in place. Kept an hour (``content.search.marks.changed`` prunes)."""
 
-    owner = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    generation = models.BigIntegerField(default=0)
+    id = models.BigAutoField(primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    item_type = models.CharField(max_length=10)
+    item_id = models.UUIDField()
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "id"], name="searchchange_owner_id")]
 
     def __str__(self) -> str:
-        return f"{self.owner_id}: {self.generation}"
+        return f"{self.item_type} {self.item_id} changed at {self.at}"

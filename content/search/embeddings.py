@@ -185,8 +185,34 @@ def _cached(kind: str, url: str, model: str) -> Provider:
     return build_provider()
 
 
+#: A search waits at most this long for the ``openai`` provider, once (SPEC §16): a hung
+#: endpoint then makes hybrid answer with keyword results and semantic with 503, at once.
+QUERY_TIMEOUT = 2.0
+
+
+@functools.cache
+def _cached_for_queries(kind: str, url: str, model: str) -> Provider:
+    if kind != "openai":
+        return _cached(kind, url, model)
+    return OpenAIProvider(
+        url=settings.TIDDLY_EMBEDDINGS_URL,
+        model=settings.TIDDLY_EMBEDDINGS_MODEL,
+        api_key=settings.TIDDLY_EMBEDDINGS_API_KEY,
+        retries=1,
+        timeout=QUERY_TIMEOUT,
+    )
+
+
 def provider() -> Provider:
     """The configured provider, one per process and configuration (tests switch settings)."""
     return _cached(
+        settings.TIDDLY_EMBEDDINGS, settings.TIDDLY_EMBEDDINGS_URL, settings.TIDDLY_EMBEDDINGS_MODEL
+    )
+
+
+def query_provider() -> Provider:
+    """The provider a search embeds its query with: the configured one, except that ``openai``
+    gets one try of at most ``QUERY_TIMEOUT`` seconds (indexing keeps its retries)."""
+    return _cached_for_queries(
         settings.TIDDLY_EMBEDDINGS, settings.TIDDLY_EMBEDDINGS_URL, settings.TIDDLY_EMBEDDINGS_MODEL
     )

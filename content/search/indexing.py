@@ -262,7 +262,7 @@ def _replace(
     kept = set(still.values_list("pk", flat=True))
     rows = [row for row in rows if row.pk in kept]
     owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
-    changed: set[Any] = set()
+    changed: set[tuple[str, Any]] = set()  # items whose stored chunks changed
     stale: list[int] = []
     new: list[SearchChunk] = []
     for type_name in {row.item_type for row in rows}:
@@ -307,18 +307,21 @@ def _replace(
                         scale=scale,
                     )
                 )
-                changed.add(owner_of[key])
+                changed.add(key)
         for (item_id, _), pks in old.items():
             if pks:
                 stale.extend(pks)
-                changed.add(owner_of[(type_name, item_id)])
+                changed.add((type_name, item_id))
     for at in range(0, len(stale), 2000):
         report.removed += SearchChunk.objects.filter(pk__in=stale[at : at + 2000]).delete()[0]
     SearchChunk.objects.bulk_create(new, batch_size=2000)
     for row in rows:  # a row marked again since it was read stays dirty
         SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()
-    for owner_id in changed:  # an item re-indexed unchanged leaves the owner's index current
-        search_marks.bump(owner_id)
+    by_owner: dict[Any, list[tuple[str, Any]]] = {}
+    for key in changed:  # an item re-indexed unchanged leaves the owners' indexes current
+        by_owner.setdefault(owner_of[key], []).append(key)
+    for owner_id, keys in by_owner.items():
+        search_marks.changed(owner_id, keys)
     report.items += len(rows)
     report.chunks += sum(len(chunks_by_item.get(key, ())) for key in owner_of)
     report.written += len(new)

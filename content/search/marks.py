@@ -3,19 +3,20 @@
 ``record_version``/``record_created_versions`` call ``mark`` in the write's transaction: an
 upserted ``SearchDirty`` row, nothing more (the task workers' poller in
 ``content.search.indexing`` sees the marked rows and queues the indexing). A permanent
-delete erases the item's vectors with it.
+delete erases the item's vectors with it. ``changed`` records, in the transaction that replaces
+or removes vectors, which items' vectors changed: the processes' indexes follow that log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from typing import Any
 
-from django.db.models import F
 from django.utils import timezone
 
 from content.models import Item
-from content.models.search import SearchChunk, SearchDirty, SearchGeneration
+from content.models.search import SearchChange, SearchChunk, SearchDirty
 
 
 def mark_dirty(*, owner_id: Any, item_type: str, item_ids: Iterable[Any]) -> None:
@@ -51,13 +52,21 @@ def erase(item_type: str, item_id: Any) -> None:
     chunks.delete()
     SearchDirty.objects.filter(item_id=item_id, item_type=item_type).delete()
     for owner_id in owners:
-        bump(owner_id)
+        changed(owner_id, [(item_type, item_id)])
 
 
-def bump(owner_id: Any) -> None:
-    """The owner's vectors changed: processes must reload their matrix."""
-    updated = SearchGeneration.objects.filter(owner_id=owner_id).update(
-        generation=F("generation") + 1
-    )
-    if not updated:
-        SearchGeneration.objects.get_or_create(owner_id=owner_id, defaults={"generation": 1})
+#: Seconds of change log kept: a process's index that has not read the log for half of it is
+#: rebuilt (content.search.semantic.RETENTION).
+RETENTION = 3600
+
+
+def changed(owner_id: Any, keys: Iterable[tuple[str, Any]]) -> None:
+    """The vectors of the owner's items ``keys`` were replaced or removed (in the caller's
+    transaction): every process's index picks them up on its next search. Prunes the owner's
+    log older than ``RETENTION``."""
+    now = timezone.now()
+    rows = [SearchChange(owner_id=owner_id, item_type=t, item_id=i, at=now) for t, i in keys]
+    SearchChange.objects.bulk_create(rows, batch_size=1000)
+    SearchChange.objects.filter(
+        owner_id=owner_id, at__lt=now - timedelta(seconds=RETENTION)
+    ).delete()

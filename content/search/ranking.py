@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from django.conf import settings
 from django.db.models import Case, F, TextField, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
@@ -27,11 +28,11 @@ from django.db.models.functions import Greatest, Length, Lower, Replace, StrInde
 from content import item_types
 from content.dbops import OPENING_COLUMN
 from content.errors import SearchUnavailable
-from content.models import Item
+from content.models import Item, ItemState
 from content.models.search import SearchChunk, SearchDirty
 from content.queries import lists as queries
 from content.search import semantic, typos
-from content.search.embeddings import ProviderUnavailable, provider
+from content.search.embeddings import LocalProvider, ProviderUnavailable, provider, query_provider
 from content.search.semantic import ChunkHit
 from content.shapes import SearchMatch
 
@@ -60,10 +61,15 @@ def query_words(q: str) -> list[str]:
 
 
 def search(
-    owner: Any, types: list[str], params: queries.ListParams, *, mode: str
+    owner: Any,
+    types: list[str],
+    params: queries.ListParams,
+    *,
+    mode: str,
+    min_score: float | None = None,
 ) -> dict[str, Any]:
     """The ranked page: ``{"results", "count"}`` (+ ``"degraded": true`` for a fallback)."""
-    found = ranked_page(owner, types, params, mode=mode)
+    found = ranked_page(owner, types, params, mode=mode, min_score=min_score)
     out: dict[str, Any] = {
         "results": results(owner, found.page, found.words, whole_content=mode == "keyword"),
         "count": found.count,
@@ -81,7 +87,14 @@ class Page:
     words: list[str]  # what match locations look for: the query's words and their near words
 
 
-def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Page:
+def ranked_page(
+    owner: Any,
+    types: list[str],
+    params: queries.ListParams,
+    *,
+    mode: str,
+    min_score: float | None = None,
+) -> Page:
     """The page of ``params`` (offset, limit) of the ranking of ``mode``; ``count`` is how many
     results the query can page through (keyword: at most ``KEYWORD_DEPTH``; semantic: at most
     ``SEMANTIC_DEPTH``; hybrid: the union of both legs)."""
@@ -102,7 +115,7 @@ def ranked_page(owner: Any, types: list[str], params: queries.ListParams, *, mod
         )
     if mode in ("semantic", "hybrid"):
         try:
-            meaning = semantic_ranking(owner, types, params)
+            meaning = semantic_ranking(owner, types, params, min_score=min_score)
         except ProviderUnavailable as exc:
             if mode == "semantic":
                 raise SearchUnavailable(
@@ -126,11 +139,18 @@ class Listed:
     degraded: bool
 
 
-def listed(owner: Any, types: list[str], params: queries.ListParams, *, mode: str) -> Listed:
+def listed(
+    owner: Any,
+    types: list[str],
+    params: queries.ListParams,
+    *,
+    mode: str,
+    min_score: float | None = None,
+) -> Listed:
     """The ranked page as list entries (MCP ``search_items``/``search_prompts`` with a mode):
     each item loaded as the lists load it (no content; its length and head, tags) with its
     ``score`` and ``match``."""
-    found = ranked_page(owner, types, params, mode=mode)
+    found = ranked_page(owner, types, params, mode=mode, min_score=min_score)
     rows = {
         (r["type"], r["id"]): r
         for r in results(owner, found.page, found.words, whole_content=mode == "keyword")
@@ -170,24 +190,40 @@ def keyword_ranking(
     ]
 
 
-def semantic_ranking(owner: Any, types: list[str], params: queries.ListParams) -> list[Ranked]:
-    embedder = provider()
+#: Cosines below which an item is not a match (its best chunk's), per model (SPEC §16). The
+#: local model, measured on the quality corpus (README "Where results end"): paraphrases meet
+#: their note at 0.16-0.52 (5th percentile 0.20), queries of nonsense words meet the nearest item
+#: at 0.04-0.31 (median 0.14, 95th percentile 0.21). Another model's cosines are not comparable:
+#: no floor until ``TIDDLY_SEARCH_MIN_SCORE`` sets one.
+RELEVANCE_FLOORS = {LocalProvider.model: 0.18}
+
+
+def relevance_floor(model: str) -> float:
+    configured = settings.TIDDLY_SEARCH_MIN_SCORE
+    return configured if configured is not None else RELEVANCE_FLOORS.get(model, -1.0)
+
+
+def semantic_ranking(
+    owner: Any, types: list[str], params: queries.ListParams, *, min_score: float | None = None
+) -> list[Ranked]:
+    """The best ``SEMANTIC_DEPTH`` items passing the filters whose best chunk reaches the
+    relevance floor (``min_score`` overrides it). The filters choose what is ranked: tags, a
+    saved filter or views other than active pass their ids to the index, which then ranks every
+    row of those items (and of ``types``) exactly when they hold fewer than its exact limit."""
+    embedder = query_provider()
     vector = embedder.embed([params.q])[0]
-    index = semantic.owner_index(owner.pk, embedder.model)
-    hits = (h for h in semantic.iter_item_ranking(index, vector) if h.item_type in types)
+    floor = relevance_floor(embedder.model) if min_score is None else min_score
     filters = replace(params, q="")
-    if filters.tags or filters.filter_groups:
-        # A tag or a saved filter may pass few items, far down the ranking: take the passing
-        # ids once and keep the best 100 of them.
-        allowed = _passing_ids(owner, types, filters)
-        kept = list(
-            itertools.islice(
-                (h for h in hits if (h.item_type, h.item_id) in allowed), SEMANTIC_DEPTH
-            )
-        )
+    keys = None
+    if filters.tags or filters.filter_groups or list(filters.views) != [ItemState.ACTIVE]:
+        keys = _passing_ids(owner, types, filters)
+    ranked = semantic.ranking(owner.pk, embedder.model, vector, types=set(types), keys=keys)
+    hits = itertools.takewhile(lambda h: h.score >= floor, ranked)
+    if keys is not None:
+        kept = list(itertools.islice(hits, SEMANTIC_DEPTH))
     else:
-        # Only the views (states) filter: nearly every candidate passes, so check them in small
-        # growing batches (200, 400, …) instead of sending thousands of ids.
+        # Only the active view: nearly every candidate passes, so check them in small growing
+        # batches (200, 400, …) instead of sending thousands of ids.
         kept = []
         size = 2 * SEMANTIC_DEPTH
         while len(kept) < SEMANTIC_DEPTH:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection
 from typing import Any
@@ -15,7 +16,7 @@ from content.queries import lists as queries
 from content.queries.items import display_title
 from content.queries.vocabulary import visible_tag_names
 from content.search import semantic
-from content.search.embeddings import ProviderUnavailable, provider
+from content.search.embeddings import ProviderUnavailable, query_provider
 from content.shapes import RelatedByMeaning
 from content.text.chunks import embed_text, item_chunks
 
@@ -23,8 +24,8 @@ NEIGHBOURS = 10
 SUGGESTIONS = 10
 
 
-def _vector(owner: Any, item: Item, index: semantic.OwnerIndex) -> np.ndarray:
-    vector = semantic.item_vector(index, item.type_name, item.pk)
+def _vector(owner: Any, item: Item, model: str) -> np.ndarray:
+    vector = semantic.vector_of(owner.pk, model, (item.type_name, item.pk))
     if vector is not None:
         return vector
     # Not indexed yet (just written): embed its header and first chunks now.
@@ -35,7 +36,7 @@ def _vector(owner: Any, item: Item, index: semantic.OwnerIndex) -> np.ndarray:
         content=(item.content or "")[:20_000],
     )
     texts = [embed_text(c) for c in chunks] or [display_title(item) or ""]
-    rows = provider().embed(texts)
+    rows = query_provider().embed(texts)
     mean = rows.mean(axis=0)
     return np.asarray(mean / (np.linalg.norm(mean) or 1.0), dtype=np.float32)
 
@@ -45,17 +46,20 @@ def nearest(
 ) -> list[dict[str, Any]]:
     """The owner's nearest active items (of ``types``; None = every type), the item itself
     excluded: ``{type, id, title, score}``."""
+    embedding_model = query_provider().model
     try:
-        index = semantic.owner_index(owner.pk, provider().model)
-        vector = _vector(owner, item, index)
+        vector = _vector(owner, item, embedding_model)
     except ProviderUnavailable as exc:
         raise SearchUnavailable(f"Search by meaning is unavailable: {exc}.") from exc
-    hits = [
-        h
-        for h in semantic.item_ranking(index, vector)
-        if (h.item_type, h.item_id) != (item.type_name, item.pk)
-        and (types is None or h.item_type in types)
-    ][: max(limit * 5, 50)]
+    ranked = semantic.ranking(
+        owner.pk, embedding_model, vector, types=None if types is None else set(types)
+    )
+    hits = list(
+        itertools.islice(
+            (h for h in ranked if (h.item_type, h.item_id) != (item.type_name, item.pk)),
+            max(limit * 5, 50),
+        )
+    )
     by_type: dict[str, list[Any]] = {}
     for h in hits:
         by_type.setdefault(h.item_type, []).append(h.item_id)

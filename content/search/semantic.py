@@ -1,120 +1,66 @@
-"""Ranking by meaning (SPEC §16): a per-process, per-owner in-memory matrix of chunk vectors.
+"""Ranking by meaning (SPEC §16): each process holds its owners' vector indexes
+(``content.search.vectors``) and keeps them current from a change log, never by a rebuild.
 
-Why in memory, and how small: loaded once per owner and reused until the owner's
-``SearchGeneration`` changes (one primary-key read per search); scanning from the database on every
-search would move ~100 MB per query. The database keeps int8 vectors (one byte a dimension plus a
-scale). A small index (up to ``EXACT_ROWS`` chunks) is held as int8 and scanned whole, exactly. A
-large one is held as **4-bit codes** (two a byte, scaled per row: 128 bytes a 256-dimension chunk)
-plus a 256-bit sign sketch (centred on the index's mean, 32 bytes a row, popcount in numpy) that
-picks ``RERANK`` candidates, which the 4-bit codes then score. The benchmark's 480 000 chunks are
-thus ~90 MB in memory where int8 would be ~150 MB and float32 ~500 MB: the web process stays within
-SPEC §16's 200 MB above idle with the model loaded, and 4-bit cosines of 256 dimensions differ from
-int8's by about 1 %, which reorders only near-ties. pgvector is not needed for this and not used.
+Why in memory: scanning from the database on every search would move ~100 MB a query. An index
+is built once per owner (one build at a time per owner: others wait for it) and then follows the
+library: indexing writes one ``SearchChange`` row per item in the transaction that replaces its
+chunks, and each search reads the owner's rows past what its index reflects (one indexed query,
+usually empty), loads just those items' chunks and applies them as deltas and tombstones. A write
+through any process is thus seen by the next search in every process.
+
+The change log is read with ``id > low`` where ``low`` trails by ``MARGIN`` seconds and the ids
+above it already applied are remembered: on PostgreSQL a row with a smaller id may commit after
+one with a larger (ids are taken at insert), and a plain "last seen id" would skip it. Applying a
+change twice is harmless (an item's rows are replaced whole). Rows older than ``RETENTION`` are
+pruned by indexing; an index that has not polled for half that long is rebuilt.
+
+Memory: ``TIDDLY_SEARCH_MEMORY_MB`` caps all owners' indexes of a process together; the least
+recently used are dropped. An owner whose index alone would exceed it is never loaded: each of
+its searches scans its vectors from storage in blocks, exactly, keeping only the best rows.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import threading
+import time
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
 
-from content.models.search import SearchChunk, SearchGeneration
+from content.models.search import SearchChange, SearchChunk
+from content.search import marks, vectors
+from content.search.vectors import FIELDS, ChunkHit, ItemKey, OwnerIndex, Rows
 
-EXACT_ROWS = 65_536  # above this many chunks: 4-bit codes and a sketch (see the docstring)
-RERANK = 8_192
-BLOCK = 16_384
-MAX_OWNERS = 4  # owners' matrices kept per process (least recently used dropped)
-FIELDS = ("header", "content")
+__all__ = ["ChunkHit", "OwnerIndex", "clear", "owner_index", "ranking", "vector_of"]
 
-
-@dataclass
-class OwnerIndex:
-    generation: int
-    model: str
-    codes: np.ndarray  # int8 (n, dim), or with ``packed`` uint8 (n, dim / 2): two 4-bit codes
-    scales: np.ndarray  # float32 (n,): a row's cosine is (its codes · query) * its scale
-    item_of: np.ndarray  # int32 (n,): index into ``items``
-    field: np.ndarray  # int8 (n,): index into FIELDS
-    start_line: np.ndarray  # int32 (n,), 0 = none
-    end_line: np.ndarray  # int32 (n,)
-    start_char: np.ndarray  # int64 (n,)
-    chunk_id: np.ndarray  # int64 (n,): SearchChunk primary keys (a hit's stored preview)
-    items: list[tuple[str, Any]]
-    mean: np.ndarray | None = None
-    sketch: np.ndarray | None = None  # uint64 (n, dim/64)
-    packed: bool = False
-
-    @property
-    def size(self) -> int:
-        return len(self.scales)
-
-    @property
-    def dim(self) -> int:
-        return self.codes.shape[1] * (2 if self.packed else 1)
-
-    def rows(self, which: slice | np.ndarray) -> np.ndarray:
-        """Rows ``which`` as float32 (k, dim), still to be multiplied by their scales."""
-        block = self.codes[which]
-        if not self.packed:
-            return block.astype(np.float32)
-        return _NIBBLES[block].reshape(len(block), -1)
-
-    def dot(self, which: slice | np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Rows ``which`` times ``query`` (k,), still to be multiplied by their scales. Packed:
-        the high and the low codes each times their half of the query, less the codes' offset of
-        8 (faster than unpacking: two half-width products on the bytes as they are)."""
-        block = self.codes[which]
-        if not self.packed:
-            return block.astype(np.float32) @ query
-        high = (block >> 4).astype(np.float32) @ query[0::2]
-        low = (block & 15).astype(np.float32) @ query[1::2]
-        return high + low - 8 * float(query.sum())
+MARGIN = 60.0  # seconds a change-log row may take from its insert to its commit and be seen
+RETENTION = float(marks.RETENTION)  # seconds of change log kept (marks.changed prunes)
+PACKED_ROW_BYTES = 128 + 32 + 29  # 4-bit codes, sketch bit row, per-row attributes
+INT8_ROW_BYTES = 256 + 29
 
 
 @dataclass(frozen=True)
-class ChunkHit:
-    item_type: str
-    item_id: Any
-    score: float
-    field: str
-    start_line: int | None
-    end_line: int | None
-    start_char: int
-    chunk_id: int = 0
+class Seen:
+    """The change-log rows an index version reflects: every id up to ``low``, and ``applied``
+    above it."""
+
+    low: int
+    applied: frozenset[int]
+    polled: float
 
 
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[Any, str], OwnerIndex] = OrderedDict()
-
-
-def generation(owner_id: Any) -> int:
-    value = SearchGeneration.objects.filter(owner_id=owner_id).values_list("generation", flat=True)
-    return next(iter(value), 0)
-
-
-def owner_index(owner_id: Any, model: str) -> OwnerIndex:
-    """The owner's current matrix for ``model``, rebuilt only when the generation moved."""
-    current = generation(owner_id)
-    key = (owner_id, model)
-    with _lock:
-        cached = _cache.get(key)
-        if cached is not None and cached.generation == current:
-            _cache.move_to_end(key)
-            return cached
-    built = _build(owner_id, model, current)
-    with _lock:
-        _cache[key] = built
-        _cache.move_to_end(key)
-        while len(_cache) > MAX_OWNERS:
-            _cache.popitem(last=False)
-    return built
+_owner_locks: dict[tuple[Any, str], threading.Lock] = {}
+stats = {"builds": 0, "updates": 0, "scans": 0}
 
 
 def clear() -> None:
@@ -122,57 +68,210 @@ def clear() -> None:
         _cache.clear()
 
 
-def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
+def ranking(
+    owner_id: Any,
+    model: str,
+    query: np.ndarray,
+    *,
+    types: set[str] | None = None,
+    keys: set[ItemKey] | None = None,
+) -> Iterator[ChunkHit]:
+    """The owner's items of ``types`` (and among ``keys``) best first by their best chunk: an
+    exact scan of every row of those items when they hold fewer than ``EXACT_ROWS``."""
+    index = owner_index(owner_id, model)
+    if index is None:
+        return vectors.iter_item_ranking(_scan(owner_id, model, query, types, keys), query)
+    allowed = index.allowed(types, keys)
+    return vectors.iter_item_ranking(
+        index, query, allowed, lambda ids: _int8_cosines(owner_id, ids, query)
+    )
+
+
+def _int8_cosines(owner_id: Any, chunk_ids: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The stored (int8) cosines of ``chunk_ids`` with ``query``; a chunk no longer stored
+    keeps no score (-inf: it sorts last)."""
+    found = {
+        pk: (vector, scale)
+        for pk, owner, vector, scale in SearchChunk.objects.filter(
+            pk__in=chunk_ids.tolist()
+        ).values_list("id", "owner_id", "vector", "scale")
+        if owner == owner_id
+    }
+    out = np.full(len(chunk_ids), -np.inf, dtype=np.float32)
+    for i, pk in enumerate(chunk_ids.tolist()):
+        if pk in found:
+            vector, scale = found[pk]
+            out[i] = float(np.frombuffer(bytes(vector), np.int8).astype(np.float32) @ query) * scale
+    return out
+
+
+def vector_of(owner_id: Any, model: str, key: ItemKey) -> np.ndarray | None:
+    """The mean of an item's chunk vectors (normalised), or None when it is not indexed."""
+    index = owner_index(owner_id, model)
+    if index is None:
+        chunks = SearchChunk.objects.filter(
+            owner_id=owner_id, model=model, item_type=key[0], item_id=key[1]
+        )
+        rows, _ = _read(chunks.order_by("seq"))
+        index = vectors.build(model, rows, [key])
+    return vectors.item_vector(index, key)
+
+
+def owner_index(owner_id: Any, model: str) -> OwnerIndex | None:
+    """The owner's index of ``model``, current with the change log; None when it would not fit
+    in ``TIDDLY_SEARCH_MEMORY_MB`` (the caller scans storage instead)."""
+    key = (owner_id, model)
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+    if cached is not None and time.monotonic() - cached.seen.polled < RETENTION / 2:
+        changes = _changes(owner_id, cached.seen.low)
+        if not {c[0] for c in changes} - cached.seen.applied:
+            cached.seen = _seen(changes, cached.seen.low)
+            return cached
+    with _owner_lock(key):  # one build or update at a time per owner: the others wait for it
+        with _lock:
+            cached = _cache.get(key)
+        current: OwnerIndex | None
+        if cached is not None and time.monotonic() - cached.seen.polled < RETENTION / 2:
+            current = _apply(cached, owner_id, _changes(owner_id, cached.seen.low))
+        else:
+            current = _build(owner_id, model)
+        _store(key, current)
+    return current
+
+
+def _owner_lock(key: tuple[Any, str]) -> threading.Lock:
+    with _lock:
+        return _owner_locks.setdefault(key, threading.Lock())
+
+
+def _cap() -> float:
+    return float(settings.TIDDLY_SEARCH_MEMORY_MB) * 2**20
+
+
+def _store(key: tuple[Any, str], index: OwnerIndex | None) -> None:
+    """Keep ``index`` as the most recently used, then drop the least recently used indexes
+    until all fit the cap (``index`` too, when it alone has outgrown it)."""
+    with _lock:
+        if index is None:
+            _cache.pop(key, None)
+            return
+        _cache[key] = index
+        _cache.move_to_end(key)
+        total = sum(i.nbytes for i in _cache.values())
+        while _cache and total > _cap():
+            _, dropped = _cache.popitem(last=False)
+            total -= dropped.nbytes
+
+
+def _changes(owner_id: Any, low: int) -> list[tuple[int, str, Any, Any]]:
+    rows = SearchChange.objects.filter(owner_id=owner_id, id__gt=low).order_by("id")
+    return list(rows.values_list("id", "item_type", "item_id", "at"))
+
+
+def _seen(changes: list[tuple[int, str, Any, Any]], low: int) -> Seen:
+    """What an index reflects once ``changes`` (every row above ``low``) are applied: ``low``
+    moves up to the newest row older than ``MARGIN`` (a row committed later than that after its
+    insert would be missed: indexing's transactions take well under a second)."""
+    cutoff = timezone.now() - timedelta(seconds=MARGIN)
+    settled = [c[0] for c in changes if c[3] < cutoff]
+    low = max([low, *settled])
+    return Seen(low, frozenset(c[0] for c in changes if c[0] > low), time.monotonic())
+
+
+def _apply(
+    index: OwnerIndex, owner_id: Any, changes: list[tuple[int, str, Any, Any]]
+) -> OwnerIndex:
+    fresh = [c for c in changes if c[0] not in index.seen.applied]
+    if fresh:
+        keys = list(dict.fromkeys((c[1], c[2]) for c in fresh))
+        chunks = SearchChunk.objects.filter(owner_id=owner_id, model=index.model)
+        by_type: dict[str, list[Any]] = {}
+        for item_type, item_id in keys:
+            by_type.setdefault(item_type, []).append(item_id)
+        parts: list[Rows] = []
+        items: list[ItemKey] = []
+        for item_type, ids in by_type.items():
+            rows, found = _read(
+                chunks.filter(item_type=item_type, item_id__in=ids).order_by("item_id", "seq"),
+                first=len(items),
+            )
+            parts.append(rows)
+            items += found
+        index = vectors.update(index, keys, vectors.concat(parts), items)
+        stats["updates"] += 1
+    index.seen = _seen(changes, index.seen.low)
+    return index
+
+
+def _build(owner_id: Any, model: str) -> OwnerIndex | None:
+    """The owner's index from storage, or None when it would exceed the memory cap. The change
+    log is read first: whatever committed before is in the chunks read after it."""
+    cutoff = timezone.now() - timedelta(seconds=MARGIN)
+    log = SearchChange.objects.filter(owner_id=owner_id)
+    low = log.filter(at__lt=cutoff).aggregate(low=Max("id"))["low"] or 0
+    changes = list(log.filter(id__gt=low).values_list("id", "item_type", "item_id", "at"))
     chunks = SearchChunk.objects.filter(owner_id=owner_id, model=model)
-    packed = chunks.count() > EXACT_ROWS
-    rows = chunks.order_by("item_type", "item_id", "seq").values_list(
-        "item_type", "item_id", "field", "start_line", "end_line", "start_char", "id", "vector",
-        "scale",
-    )  # fmt: skip
-    # Typed arrays, not lists of Python numbers (36 bytes each): building the index of 480 000
-    # chunks then peaks at little more than the index itself, and leaves no garbage behind.
-    blob = bytearray()
-    pending = bytearray()  # int8 rows not yet packed (packed: one BLOCK at a time)
-    scales = array("f")
-    item_of = array("i")
-    fields = array("b")
-    starts = array("i")
-    ends = array("i")
-    chars = array("q")
-    ids = array("q")
-    items: list[tuple[str, Any]] = []
-    last: tuple[str, Any] | None = None
+    count = chunks.count()
+    per_row = PACKED_ROW_BYTES if count > vectors.EXACT_ROWS else INT8_ROW_BYTES
+    if count * per_row > _cap():
+        return None
+    rows, items = _read(
+        chunks.order_by("item_type", "item_id", "seq"), pack=count > vectors.EXACT_ROWS
+    )
+    index = vectors.build(model, rows, items)
+    index.seen = _seen(changes, low)
+    vectors.return_freed_memory()
+    stats["builds"] += 1
+    return index
+
+
+_COLUMNS = (
+    "item_type", "item_id", "field", "start_line", "end_line", "start_char", "id", "vector",
+    "scale",
+)  # fmt: skip
+
+
+def _read(chunks: Any, *, first: int = 0, pack: bool = False) -> tuple[Rows, list[ItemKey]]:
+    """Rows of ``chunks`` (ordered by item) and their items (``item_of`` counts from ``first``).
+    Typed arrays, not lists of Python numbers (36 bytes each): reading 480 000 chunks peaks at
+    little more than the index itself. ``pack``: 4-bit codes, a block at a time."""
+    blob, pending = bytearray(), bytearray()
+    scales, item_of, fields = array("f"), array("i"), array("b")
+    starts, ends, chars, ids = array("i"), array("i"), array("q"), array("q")
+    items: list[ItemKey] = []
+    last: ItemKey | None = None
     dim = 0
-    for item_type, item_id, fld, start, end, char, pk, vector, scale in rows.iterator(
-        chunk_size=10_000
-    ):
+    for item_type, item_id, fld, start, end, char, pk, vector, scale in chunks.values_list(
+        *_COLUMNS
+    ).iterator(chunk_size=10_000):
         key = (item_type, item_id)
         if key != last:
             items.append(key)
             last = key
         scales.append(scale)
-        item_of.append(len(items) - 1)
+        item_of.append(first + len(items) - 1)
         fields.append(FIELDS.index(fld) if fld in FIELDS else 0)
         starts.append(start or 0)
         ends.append(end or 0)
         chars.append(char)
         ids.append(pk)
         dim = len(vector)
-        if not packed:
+        if not pack:
             blob += vector
             continue
         pending += vector
-        if len(pending) >= BLOCK * dim:
+        if len(pending) >= vectors.BLOCK * dim:
             _pack_into(blob, pending, dim, scales)
     if pending:
         _pack_into(blob, pending, dim, scales)
     n = len(scales)
-    width = (dim // 2 if packed else dim) if n else 0
-    index = OwnerIndex(
-        generation=gen,
-        model=model,
-        # A view of the bytearray (no copy of the largest piece).
-        codes=np.frombuffer(blob, dtype=np.uint8 if packed else np.int8).reshape(n, width),
+    width = (dim // 2 if pack else dim) if n else 256
+    rows = Rows(
+        # Views of the typed arrays (no copy of the largest piece).
+        codes=np.frombuffer(blob, dtype=np.uint8 if pack else np.int8).reshape(n, width),
         scales=np.frombuffer(scales, dtype=np.float32),
         item_of=np.frombuffer(item_of, dtype=np.int32),
         field=np.frombuffer(fields, dtype=np.int8),
@@ -180,35 +279,15 @@ def _build(owner_id: Any, model: str, gen: int) -> OwnerIndex:
         end_line=np.frombuffer(ends, dtype=np.int32),
         start_char=np.frombuffer(chars, dtype=np.int64),
         chunk_id=np.frombuffer(ids, dtype=np.int64),
-        items=items,
-        packed=packed,
+        packed=pack and n > 0,
     )
-    if packed and dim % 64 == 0:
-        index.mean = _mean(index)
-        index.sketch = _sketch_rows(index, index.mean)
-    _return_freed_memory()
-    return index
-
-
-#: A byte's two 4-bit codes as float32 (high nibble first): codes 1..15 stand for -7..7.
-_NIBBLES = (
-    np.stack(np.divmod(np.arange(256), 16), axis=1).astype(np.float32) - 8
-)  # fmt: skip
-
-
-def pack(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 rows (k, dim) as 4-bit codes (k, dim / 2) and the factor (k,) that rescales each row
-    (its largest magnitude maps to 7)."""
-    peak = np.abs(block).max(axis=1).astype(np.float32)
-    peak[peak == 0] = 1
-    codes = (np.rint(block * (7 / peak)[:, None]) + 8).astype(np.uint8)
-    return (codes[:, 0::2] << 4) | codes[:, 1::2], peak / 7
+    return rows, items
 
 
 def _pack_into(blob: bytearray, pending: bytearray, dim: int, scales: array) -> None:
     """Pack the int8 rows in ``pending`` (the last rows of ``scales``) onto ``blob``, empty
     ``pending`` and rescale those rows' ``scales``."""
-    codes, factor = pack(np.frombuffer(bytes(pending), dtype=np.int8).reshape(-1, dim))
+    codes, factor = vectors.pack(np.frombuffer(bytes(pending), dtype=np.int8).reshape(-1, dim))
     blob += codes.tobytes()
     del pending[:]
     view = np.frombuffer(scales, dtype=np.float32)
@@ -216,95 +295,57 @@ def _pack_into(blob: bytearray, pending: bytearray, dim: int, scales: array) -> 
     del view  # releases the buffer: ``scales`` can grow again
 
 
-def _return_freed_memory() -> None:
-    """Hand the heap the build freed (database rows, fetch buffers: tens of MB for a large index)
-    back to the operating system, so the process keeps what the index holds and no more. glibc
-    only; elsewhere a no-op."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+def _scan(
+    owner_id: Any,
+    model: str,
+    query: np.ndarray,
+    types: set[str] | None,
+    keys: set[ItemKey] | None,
+) -> OwnerIndex:
+    """An owner too large for the cap: its rows passing the filters scanned from storage a
+    block at a time, exactly (int8), keeping the best ``RERANK`` as a small index."""
+    stats["scans"] += 1
+    chunks = SearchChunk.objects.filter(owner_id=owner_id, model=model)
+    if types is not None:
+        chunks = chunks.filter(item_type__in=sorted(types))
+    best: Rows | None = None
+    best_scores = np.zeros(0, np.float32)
+    items: list[ItemKey] = []
+    position: dict[ItemKey, int] = {}
+    block: list[tuple[Any, ...]] = []
+    iterator = chunks.values_list(*_COLUMNS).iterator(chunk_size=vectors.BLOCK)
+    while True:
+        block = [r for _, r in zip(range(vectors.BLOCK), iterator, strict=False)]
+        if not block:
+            break
+        if keys is not None:
+            block = [r for r in block if (r[0], r[1]) in keys]
+        if not block:
+            continue
+        for r in block:
+            position.setdefault((r[0], r[1]), len(position))
+        rows = _rows_of(block, position)
+        scores = rows.cosines(query)
+        if best is not None:
+            rows, scores = vectors.concat([best, rows]), np.concatenate([best_scores, scores])
+        keep = np.argsort(-scores, kind="stable")[: vectors.RERANK]
+        best, best_scores = rows.take(keep), scores[keep]
+    items = list(position)
+    if best is None:
+        return vectors.build(model, vectors.empty_rows(len(query)), [])
+    order = np.lexsort((best.chunk_id, best.item_of))  # each item's rows together, in order
+    return vectors.build(model, best.take(order), items)
 
 
-def _mean(index: OwnerIndex) -> np.ndarray:
-    total = np.zeros(index.dim, dtype=np.float64)
-    for s in range(0, index.size, BLOCK):
-        total += index.rows(slice(s, s + BLOCK)).sum(axis=0, dtype=np.float64)
-    return (total / max(index.size, 1)).astype(np.float32)
-
-
-def _sketch_rows(index: OwnerIndex, mean: np.ndarray) -> np.ndarray:
-    parts = []
-    for s in range(0, index.size, BLOCK):
-        parts.append(np.packbits(index.rows(slice(s, s + BLOCK)) > mean, axis=1))
-    return np.ascontiguousarray(np.concatenate(parts)).view(np.uint64)
-
-
-def _exact(index: OwnerIndex, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """Cosine of ``query`` with every row (or ``rows``): blocks of codes times the float query."""
-    if rows is not None:
-        return index.dot(rows, query) * index.scales[rows]
-    out = np.empty(index.size, dtype=np.float32)
-    for s in range(0, index.size, BLOCK):
-        out[s : s + BLOCK] = index.dot(slice(s, s + BLOCK), query)
-    return out * index.scales
-
-
-def chunk_ranking(index: OwnerIndex, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate chunk rows and their exact cosine, best first."""
-    if index.size == 0 or index.dim != len(query):
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    if index.sketch is None or index.mean is None:
-        scores = _exact(index, query)
-        rows = np.argsort(-scores, kind="stable")
-        return rows, scores[rows]
-    bits = np.packbits(query > 0).view(np.uint64)
-    words = np.bitwise_count(index.sketch ^ bits)
-    distance = words[:, 0].astype(np.int32)
-    for w in range(1, words.shape[1]):
-        distance += words[:, w]
-    keep = min(RERANK, index.size)
-    rows = np.argpartition(distance, keep - 1)[:keep]
-    scores = _exact(index, query, rows)
-    order = np.argsort(-scores, kind="stable")
-    return rows[order], scores[order]
-
-
-def item_ranking(index: OwnerIndex, query: np.ndarray) -> list[ChunkHit]:
-    """Items best first, each with its best chunk (ties: the earlier chunk)."""
-    return list(iter_item_ranking(index, query))
-
-
-def iter_item_ranking(index: OwnerIndex, query: np.ndarray) -> Iterator[ChunkHit]:
-    """``item_ranking`` built lazily: a caller that needs the best 100 items of 10 000 makes
-    100-odd ``ChunkHit`` objects, not 10 000."""
-    rows, scores = chunk_ranking(index, query)
-    if not len(rows):
-        return
-    items = index.item_of[rows]
-    _, first = np.unique(items, return_index=True)
-    first.sort()
-    for pos in first.tolist():
-        row = int(rows[pos])
-        item_type, item_id = index.items[int(items[pos])]
-        start = int(index.start_line[row])
-        yield ChunkHit(
-            item_type=item_type,
-            item_id=item_id,
-            score=float(scores[pos]),
-            field=FIELDS[int(index.field[row])],
-            start_line=start or None,
-            end_line=int(index.end_line[row]) or None,
-            start_char=int(index.start_char[row]),
-            chunk_id=int(index.chunk_id[row]),
-        )
-
-
-def item_vector(index: OwnerIndex, item_type: str, item_id: Any) -> np.ndarray | None:
-    """The mean of an item's chunk vectors (normalised), or None when it is not indexed."""
-    try:
-        position = index.items.index((item_type, item_id))
-    except ValueError:
-        return None
-    rows = np.flatnonzero(index.item_of == position)
-    mean = (index.rows(rows) * index.scales[rows, None]).mean(axis=0)
-    norm = float(np.linalg.norm(mean))
-    return mean / norm if norm else None
+def _rows_of(block: list[tuple[Any, ...]], position: dict[ItemKey, int]) -> Rows:
+    vectors_ = b"".join(bytes(r[7]) for r in block)
+    return Rows(
+        codes=np.frombuffer(vectors_, dtype=np.int8).reshape(len(block), -1),
+        scales=np.array([r[8] for r in block], np.float32),
+        item_of=np.array([position[(r[0], r[1])] for r in block], np.int32),
+        field=np.array([FIELDS.index(r[2]) if r[2] in FIELDS else 0 for r in block], np.int8),
+        start_line=np.array([r[3] or 0 for r in block], np.int32),
+        end_line=np.array([r[4] or 0 for r in block], np.int32),
+        start_char=np.array([r[5] for r in block], np.int64),
+        chunk_id=np.array([r[6] for r in block], np.int64),
+    )

@@ -34,7 +34,10 @@ def _notes(
     return ids
 
 
-def test_semantic_keeps_the_best_100_and_pages_through_exactly_them(api: Any, owner: Any) -> None:
+def test_semantic_keeps_the_best_100_and_pages_through_exactly_them(
+    api: Any, owner: Any, settings: Any
+) -> None:
+    settings.TIDDLY_SEARCH_MIN_SCORE = -1  # no relevance floor: every note is ranked
     _notes(owner, 130)
     index()
     first = search(api, "baking sourdough loaves", mode="semantic", limit=50)
@@ -69,8 +72,9 @@ def test_semantic_keeps_the_best_100_and_pages_through_exactly_them(api: Any, ow
 
 
 def test_a_selective_filter_still_gets_its_best_items_from_far_down_the_ranking(
-    api: Any, owner: Any, monkeypatch: Any
+    api: Any, owner: Any, monkeypatch: Any, settings: Any
 ) -> None:
+    settings.TIDDLY_SEARCH_MIN_SCORE = -1  # no relevance floor: every note is ranked
     monkeypatch.setattr(search_queries, "CANDIDATES", 5)
     _notes(owner, 20, topic="bread baking")
     rare = _notes(owner, 3, tags=["rare"], topic="tax returns")
