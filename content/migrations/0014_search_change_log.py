@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('content', '0012_postgres_search_head'),
+        ('content', '0013_webhook_reach'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
