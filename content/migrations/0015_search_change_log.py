@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('content', '0013_webhook_reach'),
+        ('content', '0014_searchchunk_text_hash'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
