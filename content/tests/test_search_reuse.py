@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from content.models.search import SearchChunk, SearchDirty, SearchGeneration
+from content.models.search import SearchChange, SearchChunk, SearchDirty
 from content.search import indexing as search_index
 from content.search import marks as search_marks
 from content.tests.search_support import _fresh_index, make_note  # noqa: F401
@@ -58,8 +58,9 @@ def _stored(item_id: str) -> list[tuple[Any, ...]]:
     return list(rows.values_list("seq", "start_line", "end_line", "start_char", "text_hash"))
 
 
-def _generation(owner_id: Any) -> int:
-    return SearchGeneration.objects.get(owner_id=owner_id).generation
+def _changes(owner_id: Any) -> int:
+    """Change-log rows: what makes processes update their indexes."""
+    return SearchChange.objects.filter(owner_id=owner_id).count()
 
 
 @pytest.mark.django_db
@@ -105,7 +106,7 @@ def test_an_unchanged_re_index_embeds_and_writes_nothing(api: Any, monkeypatch: 
     _index(fake)
     before = list(SearchChunk.objects.order_by("pk").values_list("pk", "text_hash"))
     owner_id = SearchChunk.objects.values_list("owner_id", flat=True)[0]
-    generation = _generation(owner_id)
+    changes = _changes(owner_id)
     assert search_index.mark_all() == 2
     report = _index(fake)
     assert fake.texts == []
@@ -113,14 +114,14 @@ def test_an_unchanged_re_index_embeds_and_writes_nothing(api: Any, monkeypatch: 
     assert report.reused == report.chunks == len(before)
     assert report.written == report.removed == 0
     assert list(SearchChunk.objects.order_by("pk").values_list("pk", "text_hash")) == before
-    assert _generation(owner_id) == generation  # processes keep their index: nothing changed
+    assert _changes(owner_id) == changes  # processes keep their index: nothing changed
     # A tag edit changes the header only: one text embedded, the content's vectors kept.
     response = api.patch(f"/api/notes/{note}/", {"tags": ["ops", "backup"]}, format="json")
     assert response.status_code == 200, response.content
     report = _index(fake)
     assert report.embedded == 1
     assert fake.texts == ["Restic\nbackup ops"]
-    assert _generation(owner_id) == generation + 1
+    assert _changes(owner_id) == changes + 1
 
 
 @pytest.mark.django_db
