@@ -26,6 +26,7 @@ class Prompt(Item):
     conflict_error = NameConflict
     name_field = "name"
     import_keys = ("id", "name")
+    content_is_template = True
 
     name = models.CharField(max_length=100)
     arguments = models.JSONField(default=list, blank=True)

@@ -88,6 +88,8 @@ class Item(models.Model):
     name_field: ClassVar[str | None] = None
     # Whether the content is the item's main payload, so it exports as a Markdown document.
     markdown_export: ClassVar[bool] = True
+    # Whether the content is a template, shown as written (a prompt's), not rendered Markdown.
+    content_is_template: ClassVar[bool] = False
     # How an imported entry finds the item it is (SPEC §14), tried in order: "id" is the id in
     # a Tiddly JSON export; a field name matches its value among the owner's live items.
     import_keys: ClassVar[tuple[str, ...]] = ("id",)

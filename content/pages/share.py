@@ -75,9 +75,11 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
         "heading": str(item),
         "tags": item.tag_names(),
         "url": _safe_href(getattr(item, "url", None)),
-        "html": None if item.type_name == "prompt" else markdown_to_html(item.content),
+        "html": None if item.content_is_template else markdown_to_html(item.content),
         "markdown_path": reverse("share-markdown", args=[token]),
         "copy_path": reverse("share-copy", args=[token]),
+        # Its owner has it already: a copy would be a duplicate.
+        "can_copy": request.user.is_authenticated and not _owns(request, item),
     }
     return web.harden(render(request, "pages/share.html", context), private=True)
 
@@ -106,6 +108,11 @@ def share_copy(request: HttpRequest, token: str) -> HttpResponse:
     if not request.user.is_authenticated:
         login = f"{reverse(settings.LOGIN_URL)}?next={reverse('share-copy', args=[token])}"
         return _message(request, "Sign in first", "Sign in to save a copy.", login, "Sign in", 401)
+    if _owns(request, item):
+        return _message(
+            request, "Already yours", f"This {item.type_name} is in your account already; "
+            "there is nothing to copy.", share_path, "Back to the shared page", 409,
+        )  # fmt: skip
     if request.method != "POST":
         context = {"item": item, "heading": str(item), "share_path": share_path,
                    "copy_path": reverse("share-copy", args=[token])}  # fmt: skip
@@ -127,6 +134,10 @@ def share_copy(request: HttpRequest, token: str) -> HttpResponse:
         request, "Saved", f"A copy of {copy.label()} is now in your account.", link,
         "Open it in the admin", 201,
     )  # fmt: skip
+
+
+def _owns(request: HttpRequest, item: Item) -> bool:
+    return bool(request.user.is_authenticated and request.user.pk == item.owner_id)
 
 
 def _message(

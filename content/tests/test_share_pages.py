@@ -210,3 +210,26 @@ def test_share_again_keeps_or_rotates_the_token(owner: Any, rotate: bool) -> Non
     assert outcome.created is rotate
     assert (outcome.share.token != first.token) is rotate
     assert Share.objects.count() == 1
+
+
+def test_the_owner_is_not_offered_a_copy_of_their_own_item(owner: Any) -> None:
+    note = _note(owner)
+    token = _share(owner, note).token
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner)
+    page = client.get(f"/s/{token}")
+    assert page.status_code == 200
+    assert "Save a copy" not in page.content.decode()
+    confirm = client.get(f"/s/{token}/copy")
+    assert confirm.status_code == 409
+    assert "in your account already" in confirm.content.decode()
+    assert "csrfmiddlewaretoken" not in confirm.content.decode()
+    client = Client()  # no CSRF enforcement: the refusal is the view's, not the token check's
+    client.force_login(owner)
+    assert client.post(f"/s/{token}/copy").status_code == 409
+    assert Note.objects.filter(owner=owner).count() == 1
+
+
+def test_each_type_declares_whether_its_content_is_a_template() -> None:
+    assert (Note.content_is_template, Bookmark.content_is_template) == (False, False)
+    assert Prompt.content_is_template is True
