@@ -179,3 +179,22 @@ def test_the_migration_marks_items_that_exist_for_indexing(api: Any) -> None:
     runs.delete()
     search_index.poll_marks()
     assert runs.count() == 1
+
+
+@pytest.mark.django_db
+def test_with_the_provider_off_marks_wait_and_nothing_is_read(
+    api: Any, settings: Any, monkeypatch: Any
+) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    settings.TIDDLY_EMBEDDINGS = "off"
+    make_note(api, "Waits", "\n".join(_line(n) for n in range(1_000)))
+    runs = DBTaskResult.objects.filter(task_path=search_index.index_task.module_path)
+    runs.delete()
+    search_index.poll_marks()
+    assert runs.count() == 0  # no run that could only fail
+    read: list[Any] = []
+    monkeypatch.setattr(search_index, "_chunks_of", lambda rows: read.append(rows) or {})
+    assert search_index.index_pending().unavailable
+    assert read == []  # no content loaded and cut just to fail
+    assert SearchDirty.objects.count() == 1
