@@ -57,7 +57,14 @@ from report import fmt, format_table, git, machine_info
 
 # Row modules, imported in this order: each registers its rows, and the groups run in the order
 # their first row was registered (the list corpus must be built before any large note exists).
-ROW_MODULES = ("rows_lists", "rows_notes", "rows_agent", "rows_mcp", "rows_outbound")
+ROW_MODULES = (
+    "rows_lists",
+    "rows_notes",
+    "rows_agent",
+    "rows_mcp",
+    "rows_outbound",
+    "rows_extract",
+)
 for _name in ROW_MODULES:
     importlib.import_module(_name)
 
