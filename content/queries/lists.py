@@ -8,14 +8,14 @@ Lists never load ``content``: its length and the first 500 characters come from 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import OperationalError, connection
+from django.db import connection
 from django.db.models import (
+    Case,
     CharField,
     Count,
     F,
@@ -28,6 +28,7 @@ from django.db.models import (
     Subquery,
     TextField,
     Value,
+    When,
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, Length, Lower, NullIf, Substr
@@ -37,6 +38,7 @@ from content import item_types, rules
 from content.dbops import HEAD_COLUMN, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
+from content.queries import fulltext
 from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
 
@@ -56,10 +58,10 @@ class ListParams:
     # A saved filter (SPEC §11): its tag groups (OR of ANDs) and item types; None = no filter.
     filter_groups: tuple[tuple[str, ...], ...] | None = None
     filter_types: tuple[str, ...] | None = None
-    # False matches ``q`` in the content's indexed opening (PostgreSQL: and the full-text index)
-    # and as a substring of the short fields only, never scanning whole contents — the keyword leg
-    # of hybrid search, whose meaning leg covers every line (SPEC §16). SQLite scans whole
-    # contents for a non-ASCII ``q`` (its case folding is done in Python).
+    # PostgreSQL: False matches ``q`` in the content's indexed opening (and the full-text index)
+    # and as a substring of the short fields only, never scanning whole contents. SQLite always
+    # answers from its indexes (words over whole contents, substrings of the short fields and
+    # the content's opening): see ``_sqlite_search``.
     q_whole_content: bool = True
 
     def includes(self, type_name: str) -> bool:
@@ -171,13 +173,14 @@ HYBRID_CONTENT_HITS = 300  # = search.HYBRID_KEYWORD_DEPTH: the most that leg ke
 
 
 def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True) -> QuerySet:
-    qs, substring = substring_q(qs, model, q, whole_content=whole_content)
     if not uses_fts():
-        if not q.isascii():
-            qs, substring = _folded_substring(qs, model, q)
-        return qs.filter(substring).annotate(rank=Value(0.0, output_field=FloatField()))
+        return _sqlite_search(qs, model, q)
+    # The whole query as a substring of what the trigram indexes hold (the short fields, the
+    # content's opening), never a scan of whole contents; its words reach every line through
+    # search_vector and, past the opening, the word pieces (content migration 0014).
+    qs, substring = substring_q(qs, model, q, whole_content=False)
     table = model._meta.db_table
-    tsquery = "websearch_to_tsquery('english', %s)"
+    tsquery = f"websearch_to_tsquery('{fulltext.CONFIG}', %s)"
     # The full-text hits as an id subquery the GIN index answers (a per-row "@@" would read, and
     # for a large item detoast, every row's vector).
     # (Unqualified: inside the subquery the column is the subquery's own table's.)
@@ -191,6 +194,9 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
         # instead of the index) at a bounded cost.
         newest = qs.extra(where=[f"search_vector @@ {tsquery}"], params=[q])
         substring |= Q(pk__in=newest.order_by("-created_at").values("pk")[:HYBRID_CONTENT_HITS])
+    deep = fulltext.postgres_deep_hits(table, fulltext.parse(q))
+    if deep is not None:
+        substring |= Q(pk__in=RawSQL(*deep))
     qs = qs.annotate(
         rank=RawSQL(f'ts_rank("{table}"."{ranked_by}", {tsquery})', [q], output_field=FloatField()),
     ).filter(Q(pk__in=fts_hits) | substring)
@@ -201,6 +207,54 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
     return qs
 
 
+def fts_q(model: type[Item], word: str) -> Q:
+    """PostgreSQL: the items whose full-text vector holds ``word`` (stemmed), from its GIN index."""
+    tsquery = f"plainto_tsquery('{fulltext.CONFIG}', %s)"
+    hits = model.objects.extra(where=[f"search_vector @@ {tsquery}"], params=[word])
+    return Q(pk__in=hits.values("pk"))
+
+
+def _sqlite_search(qs: QuerySet, model: type[Item], q: str) -> QuerySet:
+    """SQLite (SPEC §3.3, round 4): ``q``'s words, phrases, ORs and -words over the whole content
+    and the short fields, from the FTS5 word index (content.queries.fulltext), or ``q`` as a
+    case-insensitive substring of the short fields or the content's indexed opening. Ranked as
+    PostgreSQL weighs a hit: a query word in the title, then the description, then anywhere;
+    substring-only hits last."""
+    clauses = fulltext.parse(q)
+    if not clauses and _WORD.search(q):
+        # Only stop words (as PostgreSQL's empty tsquery): nothing, not every substring.
+        return qs.filter(pk__in=[]).annotate(rank=Value(0.0, output_field=FloatField()))
+    qs, condition = indexed_substring(qs, model, q)
+    rank: Any = Value(0.0, output_field=FloatField())
+    if clauses:
+        table = model._meta.db_table
+        hits = RawSQL(*fulltext.hits_sql(table, clauses))
+        condition |= Q(pk__in=hits)
+        whens = [
+            When(pk__in=RawSQL(*fulltext.column_hits_sql(table, terms, column)), then=weight)
+            for terms in [fulltext.positive_terms(clauses)]
+            if terms
+            for column, weight in fulltext.WEIGHTS
+        ]
+        whens.append(When(pk__in=hits, then=fulltext.ANYWHERE))
+        rank = Case(*whens, default=0.0, output_field=FloatField())
+    return qs.filter(condition).annotate(rank=rank)
+
+
+def indexed_substring(qs: QuerySet, model: type[Item], q: str) -> tuple[QuerySet, Q]:
+    """SQLite: ``q`` as a case-insensitive substring of the short fields or the content's opening,
+    from the trigram index; SQLite folds ASCII only, so a non-ASCII ``q`` also folds the short
+    fields in Python (of the rows of ``qs``, the owner's)."""
+    condition = Q(pk__in=fulltext.indexed_hits(model, q))
+    if q.isascii():
+        return qs, condition
+    short = [name for name in model.search_fields if name != "content"]
+    qs = qs.alias(**{f"folded_{name}": _CaseFold(name) for name in short})
+    for name in short:
+        condition |= Q(**{f"folded_{name}__contains": q.casefold()})
+    return qs, condition
+
+
 def substring_q(
     qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = True
 ) -> tuple[QuerySet, Q]:
@@ -209,7 +263,7 @@ def substring_q(
     ASCII ``q``: its index folds as SQLite does, ASCII only) the short fields through their index
     too."""
     if not whole_content and not uses_fts() and q.isascii():
-        return qs, Q(pk__in=_indexed_hits(model, q))
+        return qs, Q(pk__in=fulltext.indexed_hits(model, q))
     if not whole_content and uses_fts():
         # PostgreSQL: the short fields' indexed text, and the content's indexed opening (not
         # the whole text) for one token (a code, an identifier, a fragment); words are matched
@@ -220,7 +274,7 @@ def substring_q(
             substring |= Q(pk__in=_indexed_contains(model, OPENING_COLUMN, q))
         return qs, substring
     substring = Q()
-    for name in model.search_fields:  # (SQLite: a non-ASCII q too)
+    for name in model.search_fields:
         substring |= Q(**{f"{name}__icontains": q})
     return qs, substring
 
@@ -235,85 +289,11 @@ def _indexed_contains(model: type[Item], column: str, q: str) -> RawSQL:
     return RawSQL(f"SELECT id FROM \"{table}\" WHERE {column} LIKE %s ESCAPE '\\'", [pattern])
 
 
-def _glob(q: str) -> str:
-    """``*q*`` for GLOB on a lowercased column, ``q``'s own ``*``, ``?`` and ``[`` literal. GLOB,
-    not LIKE: a LIKE with an ESCAPE clause is not handed to FTS5, and would scan."""
-    return "*" + re.sub(r"([*?\[])", r"[\1]", q.lower()) + "*"
-
-
-def _index_select(table: str, what: str, column: str, *, join: str = "") -> str:
-    # CROSS JOIN keeps SQLite to that order (the index first, then keys by primary key); its
-    # planner would otherwise scan the keys and probe the index with each.
-    return (
-        f'SELECT {what} FROM "{table}_search" f CROSS JOIN "{table}_search_key" k '
-        f"ON k.key = f.rowid{join} WHERE f.{column} GLOB %s"
-    )
-
-
-def _indexed_hits(model: type[Item], q: str) -> RawSQL:
-    """SQLite: the ids of items whose short fields or content's opening hold ``q``
-    (case-insensitively; the caller keeps the owner's), from the FTS5 trigram index of
-    ``content.dbops.sqlite_opening_sql``."""
-    table = model._meta.db_table
-    union = " UNION ".join(_index_select(table, "k.id", c) for c in ("head", "opening"))
-    return RawSQL(union, [_glob(q)] * 2)
-
-
-def indexed_occurs(owner: Any, model: type[Item], word: str, *, budget_ms: float) -> bool:
-    """SQLite: whether ``word`` is in the short fields or the content's opening of any of the
-    owner's items: the index's first hit of the owner's ends it, however common the word. Past
-    ``budget_ms`` the lookup stops and the word counts as found."""
-    table = model._meta.db_table
-    owned = f' CROSS JOIN "{table}" t ON t.id = k.id AND t.owner_id = %s'
-    union = " UNION ALL ".join(
-        _index_select(table, "1", c, join=owned) for c in ("head", "opening")
-    )
-    deadline = time.monotonic() + budget_ms / 1000
-    connection.ensure_connection()
-    raw = connection.connection
-    # A word whose trigrams are common but which occurs nowhere ("nodes" among notes on "node"
-    # and "design") makes SQLite check every candidate's opening: past the budget the lookup
-    # stops (as the PostgreSQL lookup's statement timeout does).
-    raw.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(f"{union} LIMIT 1", [owner.pk, _glob(word)] * 2)
-            return cursor.fetchone() is not None
-    except OperationalError:  # interrupted at the budget
-        return True
-    finally:
-        raw.set_progress_handler(None, 0)
-
-
-def indexed_opening(model: type[Item], pk: Any) -> tuple[str, str] | None:
-    """SQLite: an item's content opening, lowercased and as written, from its index row
-    (reading a prefix of a large content from the table would read all of it)."""
-    table = model._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f'SELECT f.opening, f.raw FROM "{table}_search_key" k CROSS JOIN "{table}_search" f '
-            "ON f.rowid = k.key WHERE k.id = %s",
-            [model._meta.pk.get_db_prep_value(pk, connection)],
-        )
-        row = cursor.fetchone()
-    return (row[0] or "", row[1] or "") if row else None
-
-
 class _CaseFold(Func):
     """Unicode case folding on SQLite (registered in content.apps); its LIKE folds ASCII only."""
 
     function = "TIDDLY_CASEFOLD"
     output_field = TextField()
-
-
-def _folded_substring(qs: QuerySet, model: type[Item], q: str) -> tuple[QuerySet, Q]:
-    # Only non-ASCII queries pay for folding every row in Python; ASCII ones keep plain LIKE.
-    fields = model.search_fields
-    qs = qs.alias(**{f"folded_{name}": _CaseFold(name) for name in fields})
-    substring = Q()
-    for name in fields:
-        substring |= Q(**{f"folded_{name}__contains": q.casefold()})
-    return qs, substring
 
 
 def _sort_title(model: type[Item]) -> Any:

@@ -30,6 +30,7 @@ from content.dbops import OPENING_COLUMN
 from content.errors import SearchUnavailable
 from content.models import Item, ItemState
 from content.models.search import SearchChunk, SearchDirty
+from content.queries import fulltext
 from content.queries import lists as queries
 from content.search import semantic, typos
 from content.search.embeddings import LocalProvider, ProviderUnavailable, provider, query_provider
@@ -106,7 +107,8 @@ def ranked_page(
     if mode in ("keyword", "hybrid"):
         tolerant = typos.tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
         words = list(dict.fromkeys([*query_words(tolerant), *words]))
-        # Hybrid's keyword leg stays on indexes: its meaning leg reaches every line.
+        # Both legs find the same items, on indexes, over whole contents (round 4); on PostgreSQL
+        # hybrid's ranks them by the short fields' small vector (content.queries.lists._search).
         keyword = keyword_ranking(
             owner,
             types,
@@ -431,7 +433,7 @@ def _word_match(
 
 
 def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
-    texts = queries.indexed_opening(type(item), item.pk)
+    texts = fulltext.indexed_opening(type(item), item.pk)
     position = texts[0].find(word) if texts else -1
     if texts is None or position < 0:
         return None

@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import OperationalError, connection, transaction
@@ -19,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from content import item_types
 from content.dbops import OPENING_COLUMN
+from content.queries import fulltext
 from content.queries import lists as queries
 from content.queries.vocabulary import visible_tag_names
 
@@ -32,48 +34,59 @@ def tolerant_query(owner: Any, types: list[str], q: str, *, whole_content: bool 
     nearest word (one edit, or trigram-like similarity >= 0.5) from their titles, descriptions and
     tags (keyword mode on PostgreSQL: and their contents' openings). Costs a query only when a
     word is missing, which a correct query never is.
-    ``whole_content=False`` (hybrid's keyword leg): "found" means in the short fields or the
-    content's indexed opening, as that leg searches — no scan of whole contents — within
-    ``OCCURS_MS`` (past it the word counts as found: left as written); and near words come from
-    the short fields and tags only (the meaning leg reads the contents)."""
+
+    Bounded (SPEC §16, round 4): at most ``TYPO_WORDS`` words of a query are checked, every
+    lookup is on an index (the full-text index and the trigram index of the short fields and
+    the content's opening: never a scan of whole contents), and all of a query's lookups share
+    ``TYPO_MS`` — past it the words left stay as written (a 500-character ``q`` costs what a
+    short one does). ``whole_content=False`` (hybrid's keyword leg, PostgreSQL): near words
+    come from the short fields and tags only."""
     out = q
-    for word in {w for w in _WORDS.findall(q) if len(w) >= 5 and w.isalpha()}:
-        if _occurs(owner, types, word, whole_content=whole_content):
+    deadline = time.monotonic() + TYPO_MS / 1000
+    candidates = [w for w in dict.fromkeys(_WORDS.findall(q)) if len(w) >= 5 and w.isalpha()]
+    for word in candidates[:TYPO_WORDS]:
+        left_ms = (deadline - time.monotonic()) * 1000
+        if left_ms < 1:
+            logger.info("typo checks over %s ms: %r and later words left as written", TYPO_MS, word)
+            break
+        if _occurs(owner, types, word, budget_ms=min(left_ms, OCCURS_MS)):
             continue
-        near = _nearest_word(owner, types, word.lower(), in_content=whole_content)
+        near = _nearest_word(
+            owner, types, word.lower(), in_content=whole_content, deadline=deadline
+        )
         if near is not None:
             out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", near, out)
     return out
 
 
-OCCURS_MS = 10  # hybrid: time budget of one word's lookup in one type
+TYPO_WORDS = 8  # the most words of one query checked for typos
+TYPO_MS = 200  # the time all of one query's typo lookups share
+OCCURS_MS = 10  # time budget of one word's lookup in one type
 
 
-def _occurs(owner: Any, types: list[str], word: str, *, whole_content: bool = True) -> bool:
-    """``word`` occurs as written (a substring, not a stemmed full-text match: a stem hides a
-    typo) in any of the owner's items of ``types``. Hybrid (``whole_content=False``): within
-    ``OCCURS_MS`` — a word whose trigrams are common but which occurs nowhere makes an index
-    recheck many openings; past the budget the word counts as found."""
+def _occurs(owner: Any, types: list[str], word: str, *, budget_ms: float = OCCURS_MS) -> bool:
+    """``word`` occurs in any of the owner's items of ``types``: as a word of the full-text index
+    (whole contents; a stemmed match needs no correction: the query matches already), or as
+    written in the short fields or the content's indexed opening (the trigram indexes). Each
+    lookup stops at ``budget_ms`` — a word whose trigrams are common but which occurs nowhere
+    makes an index recheck many openings; past the budget the word counts as found."""
     for type_name in types:
         model = item_types.model_for(type_name)
-        if not whole_content and not queries.uses_fts() and word.isascii():
-            # SQLite: one index lookup
-            if queries.indexed_occurs(owner, model, word, budget_ms=OCCURS_MS):
+        if not queries.uses_fts():  # SQLite: one lookup of both indexes
+            if fulltext.indexed_occurs(owner, model, word, budget_ms=budget_ms):
                 return True
             continue
         qs, condition = queries.substring_q(
-            queries.owned(owner, model), model, word, whole_content=whole_content
+            queries.owned(owner, model), model, word, whole_content=False
         )
-        budgeted = not whole_content and queries.uses_fts()
+        condition |= queries.fts_q(model, word)
         try:
-            with _budget(OCCURS_MS) if budgeted else nullcontext():
+            with _budget(max(int(budget_ms), 1)):
                 # One EXISTS per field, cheapest first: each stops at its first hit and each
                 # can use its own index, which one OR of them all cannot.
                 if any(qs.filter(part).exists() for part in _parts(condition)):
                     return True
         except OperationalError:  # cancelled at the budget (QueryCanceled)
-            if not budgeted:
-                raise
             return True
     return False
 
@@ -109,7 +122,7 @@ def _parts(condition: Q) -> list[Q]:
 
 
 def _nearest_word(
-    owner: Any, types: list[str], word: str, *, in_content: bool = True
+    owner: Any, types: list[str], word: str, *, in_content: bool = True, deadline: float = 0.0
 ) -> str | None:
     vocabulary = set(_short_field_words(owner, types))
     vocabulary.update(
@@ -119,7 +132,11 @@ def _nearest_word(
     if near is None and in_content and queries.uses_fts():
         # The content's words only when the short fields have none near: that lookup reads
         # whole openings (up to 100 000 characters each) and costs tenths of a second.
-        near = _nearest_in(word, _content_words(owner, types, word))
+        left_ms = int((deadline - time.monotonic()) * 1000) if deadline else CONTENT_WORDS_MS
+        if left_ms >= 1:
+            near = _nearest_in(
+                word, _content_words(owner, types, word, min(left_ms, CONTENT_WORDS_MS))
+            )
     return near
 
 
@@ -182,7 +199,7 @@ CONTENT_WORDS_MS = 150  # time budget of that search
 WORD_SIMILARITY = 0.5
 
 
-def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
+def _content_words(owner: Any, types: list[str], word: str, budget_ms: int) -> set[str]:
     """PostgreSQL: the words near ``word`` in the content (its indexed opening) of the items
     whose content has a word trigram-similar to it (pg_trgm ``<%``, word_similarity >= 0.5, on
     the GIN trigram index: ``text %> word`` is its indexable form); the caller keeps the
@@ -192,11 +209,11 @@ def _content_words(owner: Any, types: list[str], word: str) -> set[str]:
     found: set[str] = set()
     try:
         with _budget(
-            CONTENT_WORDS_MS, **{"pg_trgm.word_similarity_threshold": str(WORD_SIMILARITY)}
+            budget_ms, **{"pg_trgm.word_similarity_threshold": str(WORD_SIMILARITY)}
         ) as cursor:
             _near_content_words(cursor, owner, types, word, found)
     except OperationalError:  # cancelled at the budget (QueryCanceled)
-        logger.info("typo lookup in content over %s ms for %r: skipped", CONTENT_WORDS_MS, word)
+        logger.info("typo lookup in content over %s ms for %r: skipped", budget_ms, word)
     return found
 
 

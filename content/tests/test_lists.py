@@ -20,9 +20,6 @@ from content.tests.helpers import assert_error, list_url
 
 pytestmark = pytest.mark.django_db
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="full-text search exists on PostgreSQL only"
-)
 KINDS = ["note", "bookmark", "prompt"]
 T0 = timezone.now() - timedelta(days=30)
 
@@ -185,24 +182,21 @@ def test_q_respects_view_and_owner(api: Any, owner: Any, other: Any) -> None:
     assert ids(api.get(list_url("note"), {"q": "needle"})) == pks(hit)
 
 
-# --- q: PostgreSQL full-text --------------------------------------------------------------------
+# --- q: full-text (both databases: SQLite since round 4) -----------------------------------------------------------------
 
 
-@postgres_only
 def test_fts_stemming_finds_other_forms_of_a_word(api: Any, owner: Any) -> None:
     hit = NoteFactory(owner=owner, title="Daily", content="She runs every morning")
     NoteFactory(owner=owner, content="walking")
     assert ids(api.get(list_url("note"), {"q": "running"})) == pks(hit)
 
 
-@postgres_only
 def test_fts_quoted_phrase_requires_adjacent_words(api: Any, owner: Any) -> None:
     hit = NoteFactory(owner=owner, content="the quick brown fox")
     NoteFactory(owner=owner, content="brown is quick")
     assert ids(api.get(list_url("note"), {"q": '"quick brown"'})) == pks(hit)
 
 
-@postgres_only
 def test_fts_or_matches_either_word(api: Any, owner: Any) -> None:
     cats = NoteFactory(owner=owner, now=at(1), content="cats sleep")
     dogs = NoteFactory(owner=owner, now=at(2), content="dogs bark")
@@ -211,14 +205,12 @@ def test_fts_or_matches_either_word(api: Any, owner: Any) -> None:
     assert sorted(found) == sorted(pks(cats, dogs))
 
 
-@postgres_only
 def test_fts_minus_word_excludes_items(api: Any, owner: Any) -> None:
     hit = NoteFactory(owner=owner, content="python snake")
     NoteFactory(owner=owner, content="python code")
     assert ids(api.get(list_url("note"), {"q": "python -code"})) == pks(hit)
 
 
-@postgres_only
 def test_fts_title_hit_outranks_content_hit(api: Any, owner: Any) -> None:
     in_content = NoteFactory(owner=owner, now=at(2), title="Misc", content="about gardening")
     in_description = NoteFactory(
@@ -230,14 +222,12 @@ def test_fts_title_hit_outranks_content_hit(api: Any, owner: Any) -> None:
     )
 
 
-@postgres_only
 def test_fts_hits_rank_before_substring_only_hits(api: Any, owner: Any) -> None:
     substring = NoteFactory(owner=owner, now=at(2), title="Misc", content="unrelatedness")
     word = NoteFactory(owner=owner, now=at(1), title="Misc", content="unrelated")
     assert ids(api.get(list_url("note"), {"q": "unrelated"})) == pks(word, substring)
 
 
-@postgres_only
 def test_fts_query_of_only_stop_words_returns_nothing(api: Any, owner: Any) -> None:
     NoteFactory(owner=owner, content="the cat and the hat")
     body = api.get(list_url("note"), {"q": "the and"}).json()
@@ -245,20 +235,11 @@ def test_fts_query_of_only_stop_words_returns_nothing(api: Any, owner: Any) -> N
     assert body["results"] == []
 
 
-@postgres_only
 def test_fts_works_on_the_content_list(api: Any, owner: Any) -> None:
     note = NoteFactory(owner=owner, now=at(1), title="Running shoes")
     bookmark = BookmarkFactory(owner=owner, now=at(2), title="Misc", content="he runs")
     NoteFactory(owner=owner, title="Other")
     assert ids(api.get(content_url(), {"q": "run"})) == pks(note, bookmark)
-
-
-@pytest.mark.skipif(connection.vendor == "postgresql", reason="SQLite has substring search only")
-def test_sqlite_q_is_a_plain_substring(api: Any, owner: Any) -> None:
-    hit = NoteFactory(owner=owner, content="the cat and the hat")
-    NoteFactory(owner=owner, content="runs")
-    assert ids(api.get(list_url("note"), {"q": "the cat"})) == pks(hit)
-    assert ids(api.get(list_url("note"), {"q": "running"})) == []
 
 
 # --- sorting ------------------------------------------------------------------------------------

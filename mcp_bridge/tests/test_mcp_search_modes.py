@@ -55,6 +55,21 @@ def test_keyword_is_the_default_and_carries_no_match_or_score(
     assert page == content_mcp.ok("search_items", query="kubectl", mode="keyword")
 
 
+def test_keyword_search_items_finds_every_word_wherever_it_is(
+    content_mcp: Mcp, mcp_owner: Any
+) -> None:
+    """An agent's first search (SPEC §3.3, round 4): "backup restore" finds the items holding
+    both words, on SQLite as on PostgreSQL, however far apart they are."""
+    lines = "".join(f"step {i}: check the logs\n" for i in range(6_000))
+    note = create(mcp_owner, "note", title="Backup runbook", content=lines + "Then restore it.")
+    mark = create(mcp_owner, "bookmark", url="https://e.com/", title="How to restore a BACKUP")
+    create(mcp_owner, "note", title="Backup only", content="nothing else")
+    page = content_mcp.ok("search_items", query="backup restore")
+    assert page["total"] == 2
+    assert {i["id"] for i in page["items"]} == {str(note.pk), str(mark.pk)}
+    assert content_mcp.ok("search_items", query='"restore a backup"')["total"] == 1
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "semantic"])
 def test_meaning_modes_find_a_paraphrase_with_score_and_match(
     content_mcp: Mcp, corpus: dict[str, Any], mode: str

@@ -1,0 +1,177 @@
+"""Keyword search is the same on both databases (SPEC §3.3, round 4): every word must match,
+"phrases", OR, -word, case- and accent-insensitive, over whole contents, or the whole query as a
+case-insensitive substring; the same query on the same data finds the same items whichever
+database is active. SQLite's word index (content.queries.fulltext) follows every write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from content.models import Bookmark, Note
+from content.tests.factories import BookmarkFactory, NoteFactory, PromptFactory
+from content.tests.helpers import action_url, detail_url, list_url
+from content.tests.search_support import _fresh_index, index, make_note, search  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+FILLER = "".join(f"filler line {i} of a long runbook\n" for i in range(4_000))  # ~130 000 chars
+
+
+@pytest.fixture
+def corpus(owner: Any, other: Any) -> dict[str, Any]:
+    items = {
+        "restic": NoteFactory(
+            owner=owner,
+            title="Backups",
+            content="We snapshot with restic.\n" + FILLER + "Then prune.",
+        ),
+        "restic_only": NoteFactory(owner=owner, title="Check", content="restic check --read-data"),
+        "phrase": NoteFactory(owner=owner, title="Fox", content="the quick brown fox"),
+        "reversed": NoteFactory(owner=owner, title="Fox 2", content="brown is quick"),
+        "cats": NoteFactory(owner=owner, title="Pets", content="cats sleep"),
+        "dogs": NoteFactory(owner=owner, title="Pets 2", content="dogs bark"),
+        "snake": NoteFactory(owner=owner, title="Zoo", content="python snake"),
+        "code": NoteFactory(owner=owner, title="Dev", content="python code"),
+        "symbol": NoteFactory(owner=owner, title="Call", content="call my_func(arg) here"),
+        "k8s": NoteFactory(owner=owner, title="Ops", content="kubernetes upgrade checklist"),
+        "cafe": NoteFactory(owner=owner, title="Café culture", content="Crème brûlée in Zürich"),
+        "backup": BookmarkFactory(
+            owner=owner, title="Disaster recovery", description="How to backup and restore"
+        ),
+        "prompt": PromptFactory(
+            owner=owner,
+            name="summarize-backup",
+            title="Summary",
+            content="Restore {{ x }}",
+            arguments=[{"name": "x"}],
+        ),
+    }
+    # Another owner's items match every query and are never found.
+    NoteFactory(owner=other, title="restic prune cats dogs python", content="backup restore")
+    return {key: str(item.pk) for key, item in items.items()}
+
+
+PARITY = [
+    ("restic prune", {"restic"}),  # "prune" is ~130 000 characters into the content
+    ("RESTIC   Prune", {"restic"}),
+    ("restic", {"restic", "restic_only"}),
+    ('"quick brown"', {"phrase"}),
+    ("quick brown", {"phrase", "reversed"}),
+    ("cats OR dogs", {"cats", "dogs"}),
+    ("python -code", {"snake"}),
+    ("MY_FUNC(", {"symbol"}),  # a code symbol: the whole query as a substring
+    ("kubern", {"k8s"}),  # a partial word
+    ("backup restore", {"backup", "prompt"}),
+    ("cafe", {"cafe"}),  # accents folded both ways
+    ("CAFÉ creme", {"cafe"}),
+    ("zurich brulee", {"cafe"}),
+    ("the and", set()),  # only stop words: nothing
+    ("restic zebra", set()),
+]
+
+
+@pytest.mark.parametrize(("q", "expected"), PARITY)
+def test_the_same_query_finds_the_same_items_on_either_database(
+    api: Any, corpus: dict[str, str], q: str, expected: set[str]
+) -> None:
+    want = {corpus[key] for key in expected}
+    response = api.get(reverse("content-list"), {"q": q, "limit": 100})
+    assert response.status_code == 200
+    body = response.json()
+    assert {r["id"] for r in body["results"]} == want, q
+    assert body["count"] == len(want)
+    search = api.get("/api/search/", {"q": q, "mode": "keyword", "limit": 50})
+    assert search.status_code == 200
+    assert {r["id"] for r in search.json()["results"]} == want, q
+
+
+def ids(response: Any) -> list[str]:
+    assert response.status_code == 200, response.content
+    return [r["id"] for r in response.json()["results"]]
+
+
+def test_the_word_index_follows_every_write(api: Any, owner: Any) -> None:
+    """Create, edit (str-replace and PATCH), bulk writes, trash, restore, a version restore and
+    a permanent delete: list ``q`` finds exactly what the item holds after each."""
+    url = list_url("note")
+    response = api.post(url, {"title": "Log", "content": FILLER + "wombat"}, format="json")
+    assert response.status_code == 201
+    pk = response.json()["id"]
+    assert ids(api.get(url, {"q": "wombat filler"})) == [pk]
+    # An edit deep in the content (same length), then one that shifts it.
+    edit = reverse("note-str-replace", args=[pk])
+    assert (
+        api.patch(edit, {"old_str": "wombat", "new_str": "numbat"}, format="json").status_code
+        == 200
+    )
+    assert ids(api.get(url, {"q": "wombat"})) == []
+    assert ids(api.get(url, {"q": "numbat"})) == [pk]
+    body = {"old_str": "filler line 7 of", "new_str": "a quokka line 7 of"}
+    assert api.patch(edit, body, format="json").status_code == 200
+    assert ids(api.get(url, {"q": "quokka numbat"})) == [pk]
+    assert Note.objects.get(pk=pk).content.endswith("numbat")
+    # The title and description (piece 0's short fields) alone.
+    assert (
+        api.patch(detail_url("note", pk), {"title": "Platypus"}, format="json").status_code == 200
+    )
+    assert ids(api.get(url, {"q": "platypus numbat"})) == [pk]
+    assert ids(api.get(url, {"q": "log numbat"})) == []
+    # Bulk writes.
+    Note.objects.filter(pk=pk).update(description="echidna")
+    assert ids(api.get(url, {"q": "echidna platypus"})) == [pk]
+    bulk = Note.objects.bulk_create([Note(owner=owner, title="Bulk", content="dingo den")])
+    assert ids(api.get(url, {"q": "dingo"})) == [str(bulk[0].pk)]
+    # Trash and restore (the state, not the words, decides the view).
+    assert api.delete(detail_url("note", pk)).status_code == 204
+    assert ids(api.get(url, {"q": "numbat"})) == []
+    assert ids(api.get(url, {"q": "numbat", "view": "deleted"})) == [pk]
+    assert api.post(action_url("note", "restore", pk)).status_code == 200
+    assert ids(api.get(url, {"q": "numbat"})) == [pk]
+    # A version restore puts the first content back.
+    restore = reverse("note-history-restore", kwargs={"pk": pk, "version": 1})
+    assert api.post(restore).status_code == 200
+    assert ids(api.get(url, {"q": "wombat log"})) == [pk]
+    assert ids(api.get(url, {"q": "numbat"})) == []
+    # A permanent delete leaves nothing to find, and a new item reuses nothing stale.
+    assert api.delete(detail_url("note", pk) + "?permanent=true").status_code == 204
+    assert ids(api.get(url, {"q": "wombat", "view": ["active", "deleted", "archived"]})) == []
+    again = api.post(url, {"title": "New", "content": "kangaroo"}, format="json").json()["id"]
+    assert ids(api.get(url, {"q": "kangaroo"})) == [again]
+    assert ids(api.get(url, {"q": "wombat"})) == []
+    Bookmark.objects.all().delete()
+
+
+def test_a_bookmark_and_a_prompt_are_searched_by_their_own_fields(api: Any, owner: Any) -> None:
+    mark = BookmarkFactory(
+        owner=owner, title="Restic docs", description="how to prune", url="https://example.com/"
+    )
+    prompt = PromptFactory(
+        owner=owner,
+        name="weekly-prune",
+        title="Cleanup",
+        content="{{ a }}",
+        arguments=[{"name": "a"}],
+    )
+    assert ids(api.get(list_url("bookmark"), {"q": "restic prune"})) == [str(mark.pk)]
+    assert ids(api.get(list_url("prompt"), {"q": "weekly prune"})) == [str(prompt.pk)]
+    assert ids(api.get(list_url("prompt"), {"q": "cleanup"})) == [str(prompt.pk)]
+
+
+def test_hybrid_holds_what_keyword_mode_finds_deep_in_a_large_note(api: Any) -> None:
+    """SPEC §16: hybrid's keyword leg is keyword mode's list over whole contents, so a sentence
+    near the end of a large note that keyword mode finds is in hybrid's top 10."""
+    marker = "The lighthouse keeper logs every passing ferry."
+    lines = "".join(f"Entry {i}: routine maintenance of pumps and valves.\n" for i in range(5_000))
+    big = make_note(api, "Plant log", lines + marker + "\nend\n")
+    for i in range(12):
+        make_note(api, f"Ferry {i}", f"A note on ferries and lighthouses, number {i}.")
+    index()
+    q = "lighthouse keeper logs passing ferry"
+    keyword = [r["id"] for r in search(api, q, mode="keyword")["results"]]
+    assert keyword == [big]
+    hybrid = search(api, q, mode="hybrid", limit=10)
+    assert big in [r["id"] for r in hybrid["results"]]
+    assert "degraded" not in hybrid
