@@ -7,6 +7,10 @@ import dataclasses
 from harness import Bench, Call, Outcome, Scenario, http_outcome, register
 from notetext import LIST_WORD, _line
 
+# In the last line of every 10th note (half of LIST_WORD's notes): "LIST_WORD LIST_WORD_2" finds
+# those, each word in a different place (the title, the content's end).
+LIST_WORD_2 = "wallabybench"
+
 # -- list with q over a corpus of small notes
 
 
@@ -14,24 +18,33 @@ from notetext import LIST_WORD, _line
 class ListState:
     notes: int
     matching: int
+    matching_both: int = 0
 
 
 def setup_list(bench: Bench, size: int | None) -> ListState:
+    """The list corpus, made once for both list_q rows."""
+    made = getattr(bench, "list_state", None)
+    if made is not None:
+        return made
     n = bench.list_notes
-    matching = 0
+    matching = both = 0
     items = []
     for k in range(n):
         hit = k % 5 == 0
         matching += hit
+        both += k % 10 == 0
         word = f" {LIST_WORD}" if hit else ""
         body = "".join(
             _line(k * 3 + j, word[1:] + " " if hit and j == 1 else "") + "\n" for j in range(3)
         )
+        if k % 10 == 0:
+            body += f"{LIST_WORD_2} closes the note\n"
         items.append((f"list note {k}{word}", body))
     bench.create_notes(items)
     waited = bench.wait_for_index()
     print(f"  (waited {waited:.1f} s for the meaning index to catch up)", flush=True)
-    return ListState(n, matching)
+    bench.list_state = ListState(n, matching, both)  # type: ignore[attr-defined]
+    return bench.list_state  # type: ignore[attr-defined]
 
 
 def op_list_q(call: Call) -> Outcome:
@@ -47,6 +60,19 @@ def op_list_q(call: Call) -> Outcome:
             problem = f"list q: {got} results, expected {min(50, st.matching)}"
         elif count is not None and count != st.matching:
             problem = f"list q: count={count}, expected {st.matching}"
+    return http_outcome(r, 200, problem)
+
+
+def op_list_q_words(call: Call) -> Outcome:
+    """Two words in different places of a note (SPEC §3.3: every word must match)."""
+    st: ListState = call.state
+    q = f"{LIST_WORD} {LIST_WORD_2}"
+    r = call.client.get("/api/notes/", params={"q": q, "limit": 50})
+    problem = None
+    if call.warmup and r.status_code == 200:
+        d = r.json()
+        if d.get("count") != st.matching_both or len(d["results"]) != min(50, st.matching_both):
+            problem = f"list q words: count={d.get('count')}, expected {st.matching_both}"
     return http_outcome(r, 200, problem)
 
 
@@ -106,6 +132,14 @@ register(
         "list_q",
         op_list_q,
         "GET /api/notes/?q=WORD&limit=50 over the list corpus (1 in 5 notes match)",
+        setup=setup_list,
+        sized=False,
+        group="list",
+    ),
+    Scenario(
+        "list_q_words",
+        op_list_q_words,
+        "GET /api/notes/?q=WORD1 WORD2&limit=50 over the list corpus (1 in 10 notes holds both)",
         setup=setup_list,
         sized=False,
         group="list",

@@ -1,5 +1,5 @@
 """PostgreSQL: a prompt's word pieces and accent-folded vectors — the same SQL as
-content/migrations/0014 (copied: a migration never imports application code).
+content/migrations/0015 (copied: a migration never imports application code).
 
 PostgreSQL: keyword search over WHOLE contents, accents folded (SPEC §3.3 and §16, round 4).
 The SQL lives here on purpose (a migration never imports application code);
@@ -135,7 +135,7 @@ FROM "{table}" t, tiddly_word_pieces(t.content) p WHERE length(t.content) > {OPE
 
 
 class RunPostgresSQL(migrations.RunSQL):
-    """``RunSQL`` on PostgreSQL only (SQLite has its own word index, migration 0013)."""
+    """``RunSQL`` on PostgreSQL only (SQLite has its own word index, migration 0006)."""
 
     def database_forwards(self, app_label, schema_editor, *args):  # type: ignore[no-untyped-def]
         if schema_editor.connection.vendor == "postgresql":

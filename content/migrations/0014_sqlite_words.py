@@ -151,5 +151,5 @@ class RunSQLiteSQL(migrations.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0012_postgres_search_head")]
+    dependencies = [("content", "0013_webhook_reach")]
     operations = [RunSQLiteSQL(*operations(table, fields)) for table, fields in TABLES.items()]
