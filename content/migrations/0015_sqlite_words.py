@@ -151,5 +151,5 @@ class RunSQLiteSQL(migrations.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0013_webhook_reach")]
+    dependencies = [("content", "0014_searchchunk_text_hash")]
     operations = [RunSQLiteSQL(*operations(table, fields)) for table, fields in TABLES.items()]
