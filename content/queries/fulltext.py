@@ -1,6 +1,6 @@
 """SQLite's full-text ``q`` (SPEC §3.3, round 4): PostgreSQL's ``websearch_to_tsquery`` syntax —
 every word must match, ``"quoted phrases"``, ``OR``, ``-word`` — read here and answered from each
-item table's FTS5 word index (``"{table}_words"``, content/migrations/0015 and
+item table's FTS5 word index (``"{table}_words"``, content/migrations/0016 and
 prompts/migrations/0006: porter stems, case and accents folded, the whole content in pieces).
 
 A query is a conjunction of clauses; a clause is one term or terms joined by ``OR``; a term is a
@@ -29,7 +29,7 @@ from content.models import Item
 
 #: rowid = item key * PIECES + piece number (the migrations' constant).
 PIECES = 4_096
-#: PostgreSQL's text search configuration: ``english`` with ``unaccent`` (content migration 0016).
+#: PostgreSQL's text search configuration: ``english`` with ``unaccent`` (content migration 0017).
 CONFIG = "tiddly_english"
 
 #: PostgreSQL's english.stop (tsearch_data), which ``websearch_to_tsquery('english', …)`` drops.
@@ -272,7 +272,7 @@ def column_hits_sql(table: str, terms: tuple[Term, ...], column: str) -> tuple[s
     return f'SELECT id FROM "{table}_search_key" WHERE key IN ({sql})', params
 
 
-# --- PostgreSQL: the word pieces of long contents (content migration 0016) ----------------------
+# --- PostgreSQL: the word pieces of long contents (content migration 0017) ----------------------
 
 
 def _tsquery(terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:

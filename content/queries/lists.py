@@ -177,7 +177,7 @@ def _search(qs: QuerySet, model: type[Item], q: str, *, whole_content: bool = Tr
         return _sqlite_search(qs, model, q)
     # The whole query as a substring of what the trigram indexes hold (the short fields, the
     # content's opening), never a scan of whole contents; its words reach every line through
-    # search_vector and, past the opening, the word pieces (content migration 0016).
+    # search_vector and, past the opening, the word pieces (content migration 0017).
     qs, substring = substring_q(qs, model, q, whole_content=False)
     table = model._meta.db_table
     tsquery = f"websearch_to_tsquery('{fulltext.CONFIG}', %s)"

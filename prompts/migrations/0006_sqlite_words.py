@@ -1,4 +1,4 @@
-"""SQLite: a prompt's full-text word index — the same SQL as content/migrations/0015 (copied:
+"""SQLite: a prompt's full-text word index — the same SQL as content/migrations/0016 (copied:
 a migration never imports application code or another app's migration).
 
 SQLite: a full-text word index of each item's short fields and its WHOLE content (SPEC §3.3,

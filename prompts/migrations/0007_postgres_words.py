@@ -1,5 +1,5 @@
 """PostgreSQL: a prompt's word pieces and accent-folded vectors — the same SQL as
-content/migrations/0016 (copied: a migration never imports application code).
+content/migrations/0017 (copied: a migration never imports application code).
 
 PostgreSQL: keyword search over WHOLE contents, accents folded (SPEC §3.3 and §16, round 4).
 The SQL lives here on purpose (a migration never imports application code);

@@ -132,7 +132,7 @@ FROM "{table}" t, tiddly_word_pieces(t.content) p WHERE length(t.content) > {OPE
 
 
 class RunPostgresSQL(migrations.RunSQL):
-    """``RunSQL`` on PostgreSQL only (SQLite has its own word index, migration 0015)."""
+    """``RunSQL`` on PostgreSQL only (SQLite has its own word index, migration 0016)."""
 
     def database_forwards(self, app_label, schema_editor, *args):  # type: ignore[no-untyped-def]
         if schema_editor.connection.vendor == "postgresql":
@@ -144,7 +144,7 @@ class RunPostgresSQL(migrations.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0015_sqlite_words")]
+    dependencies = [("content", "0016_sqlite_words")]
     operations = [
         RunPostgresSQL(SETUP, migrations.RunSQL.noop),
         *(RunPostgresSQL(*vectors(t, extra)) for t, extra in TABLES.items()),

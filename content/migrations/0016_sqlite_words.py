@@ -151,5 +151,5 @@ class RunSQLiteSQL(migrations.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0014_searchchunk_text_hash")]
+    dependencies = [("content", "0015_search_change_log")]
     operations = [RunSQLiteSQL(*operations(table, fields)) for table, fields in TABLES.items()]
