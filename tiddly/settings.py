@@ -23,6 +23,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # Off unless asked for (DJANGO_DEBUG=1): Django's debug pages list every route and, for a
 # request with an unknown Host, the settings — nothing a visitor of `make run` may see.
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# Even then, an error page lists no settings (a foreign Host header would show them to anyone).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "tiddly.debug_pages.SettingsHidden"
 
 
 def _secret_key() -> str:

@@ -113,3 +113,16 @@ def test_a_start_with_debug_on_warns(settings: Any) -> None:
     assert "DJANGO_DEBUG is on" in _welcome(host="127.0.0.1", port="8000")
     settings.DEBUG = False
     assert "DJANGO_DEBUG is on" not in _welcome(host="127.0.0.1", port="8000")
+
+
+@pytest.mark.django_db
+def test_even_with_debug_on_an_error_page_lists_no_settings(settings: Any) -> None:
+    from django.test import Client
+
+    settings.DEBUG = True
+    response = Client(raise_request_exception=False).get("/admin/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "DisallowedHost" in page  # Django's debug page, for the developer who asked for it
+    for name in ("SECRET_KEY", "INSTALLED_APPS", "DATABASES", "TIDDLY_MAX_WEBHOOKS"):
+        assert name not in page
