@@ -27,6 +27,7 @@ from content.errors import UrlConflict
 from content.history import Actor
 from content.models import Bookmark
 from content.pages import web
+from content.services import capture as capture_service
 from tiddly.errors import TiddlyError, ValidationFailed
 
 CAPTURE_ACTOR = Actor(source="capture-page")
@@ -40,14 +41,27 @@ def first_url(text: str) -> str:
     return found.group(0).rstrip(".,;:!?)]}") if found else ""
 
 
+# The bookmarklet runs in the page being saved: it opens the capture page for that page and,
+# when the capture page says it is ready, hands it the page as rendered (postMessage needs no
+# CORS and no credential in the bookmark). A page over the limit is announced, not sent.
+_BOOKMARKLET = """(function(){
+var o=ORIGIN,h=document.documentElement.outerHTML,n=new Blob([h]).size,u=location.href;
+var w=window.open(o+PATH+'?url='+encodeURIComponent(u)+'&title='+encodeURIComponent(document.title)+'&via=bookmarklet','_blank');
+if(!w)return;
+function f(e){if(e.source!==w||e.origin!==o||e.data!=='tiddly-capture-ready')return;
+window.removeEventListener('message',f);
+w.postMessage(n>MAX?{tiddly:'page',url:u,too_large:n}:{tiddly:'page',url:u,html:h},o);}
+window.addEventListener('message',f);})();"""
+
+
 def bookmarklet(origin: str) -> str:
-    """A ``javascript:`` URL that opens this site's capture page for the current tab."""
-    target = f"{origin}{reverse('capture')}"
+    """A ``javascript:`` URL that opens this site's capture page for the current tab and hands
+    it the tab's rendered HTML (at most ``PAGE_HTML_MAX_CHARS`` bytes; larger: the URL alone)."""
     script = (
-        "(function(){window.open("
-        + json.dumps(target + "?url=")
-        + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title)"
-        + ",'_blank','noopener');})();"
+        _BOOKMARKLET.replace("\n", "")
+        .replace("PATH", json.dumps(reverse("capture")))
+        .replace("MAX", str(capture_service.PAGE_HTML_MAX_CHARS))
+        .replace("ORIGIN", json.dumps(origin))
     )
     return "javascript:" + quote(script, safe="()';,+=/:?&!*._-~")
 
@@ -77,9 +91,13 @@ def _page(
         **context,
         "bookmarklet": bookmarklet(origin_of(request)),
         "manifest": reverse("web-manifest"),
+        "page_html_max": capture_service.PAGE_HTML_MAX_CHARS,
     }
     response = render(request, template, context, status=status)
-    return web.harden(response, private=True, referrer="same-origin")
+    # The page opened by the bookmarklet keeps its opener (the tab being saved), which hands it
+    # the page; Django's default same-origin opener policy would cut that link.
+    response["Cross-Origin-Opener-Policy"] = "unsafe-none"
+    return web.harden(response, private=True, referrer="same-origin", own_scripts=True)
 
 
 def _shown(request: HttpRequest, bookmark: Bookmark, *, saved: bool) -> HttpResponse:
@@ -105,7 +123,10 @@ def capture_page(request: HttpRequest) -> HttpResponse:
         text = (source.get("text") or "").strip()
         description = text if text and text != url else ""
     form = {"url": url, "title": title, "description": description,
-            "tags": (source.get("tags") or "").strip()}  # fmt: skip
+            "tags": (source.get("tags") or "").strip(),
+            "via": (source.get("via") or "").strip()}  # fmt: skip
+    # The page as the person's browser rendered it, handed over by the bookmarklet (SPEC §15).
+    page_html = request.POST.get("page_html") or None if request.method == "POST" else None
     if url:
         existing = _existing(owner, url)
         if existing is not None:
@@ -117,7 +138,11 @@ def capture_page(request: HttpRequest) -> HttpResponse:
                             "tags": [t for t in re.split(r"[,\s]+", form["tags"]) if t]}  # fmt: skip
     try:
         bookmark = services.create_item(
-            owner=owner, model=Bookmark, data=services.item_fields(data), actor=CAPTURE_ACTOR
+            owner=owner,
+            model=Bookmark,
+            data=services.item_fields(data),
+            actor=CAPTURE_ACTOR,
+            options=services.CreateOptions(page_html=page_html),
         )
     except UrlConflict:
         # Saved meanwhile (another tab, a double submit): show the one that exists.
@@ -131,7 +156,8 @@ def capture_page(request: HttpRequest) -> HttpResponse:
         return _page(request, "pages/capture.html", {"form": form, "errors": [error.message]}, 400)
     # Saved: the person lands on it in their library (post/redirect/get), where the capture's
     # progress shows.
-    messages.success(request, "Saved to your library. Its page is being captured.")
+    kept = "The page as you saw it is kept with it." if page_html else "Its page is being captured."
+    messages.success(request, f"Saved to your library. {kept}")
     return HttpResponseRedirect(reverse("library-item", args=["bookmark", bookmark.pk]), status=303)
 
 

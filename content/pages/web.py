@@ -24,8 +24,16 @@ CSP = "; ".join(
 )
 
 
+# The capture page runs one script of this site's (receiving the page from the bookmarklet).
+CSP_WITH_OWN_SCRIPTS = CSP.replace("script-src 'none'", "script-src 'self'")
+
+
 def harden(
-    response: HttpResponse, *, private: bool = False, referrer: str = "no-referrer"
+    response: HttpResponse,
+    *,
+    private: bool = False,
+    referrer: str = "no-referrer",
+    own_scripts: bool = False,
 ) -> HttpResponse:
     """Headers of share pages (SPEC §17.4) and the capture page.
 
@@ -33,7 +41,7 @@ def harden(
     ``Origin: null`` with every POST, which Django's CSRF check rightly refuses. Other sites still
     get no referrer from them.
     """
-    response["Content-Security-Policy"] = CSP
+    response["Content-Security-Policy"] = CSP_WITH_OWN_SCRIPTS if own_scripts else CSP
     response["Referrer-Policy"] = referrer
     response["X-Robots-Tag"] = "noindex, nofollow"
     response["X-Content-Type-Options"] = "nosniff"
