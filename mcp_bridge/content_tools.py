@@ -282,7 +282,7 @@ def create_bookmark(
         str | None,
         Field(
             description="The page's HTML if you have it (at most 5 000 000 characters): "
-            "its text is extracted at once and nothing is fetched."
+            "its text is extracted at once and nothing is fetched. Not with capture: false."
         ),
     ] = None,
 ) -> shapes.ContentItem:
