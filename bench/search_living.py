@@ -159,7 +159,7 @@ def main() -> None:
     print(f"type=prompt&mode=semantic: {same}/{len(queries)} queries equal the exact top 10")
 
     # --- recall: 40 notes by their own title and opening
-    notes = list(Note.objects.filter(owner=user, title__startswith="Note ").order_by("?")[:40])
+    notes = list(Note.objects.filter(owner=user, title__startswith="Note ").order_by("title")[:40])
     hits = {"semantic": 0, "hybrid": 0}
     for note in notes:
         q = f"{note.title} {note.content[:200]}"[:500]
