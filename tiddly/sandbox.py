@@ -110,6 +110,11 @@ def _serve(inbox: Connection, outbox: Connection, memory_mb: int) -> None:  # pr
 
 def _main(argv: list[str]) -> None:  # pragma: no cover - the child's entry point
     read_fd, write_fd, memory_mb = (int(a) for a in argv)
+    # Linux: die with the web process, even in the middle of a call that never returns.
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
             import_module(name)
