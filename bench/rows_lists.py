@@ -84,7 +84,7 @@ ORGANISE_ITEMS = 10_000
 _ORGANISE_SETUP = """
 from django.contrib.auth import get_user_model
 from content.models import Bookmark, Note, SavedFilter, Tag
-from content.saved_filters import create_filter
+from content.services.filters import create_filter
 owner = get_user_model().objects.get(username="bench")
 tags = Tag.objects.bulk_create([Tag(owner=owner, name=f"t{i}") for i in range(200)])
 notes = Note.objects.bulk_create(

@@ -64,6 +64,7 @@ ROW_MODULES = (
     "rows_mcp",
     "rows_outbound",
     "rows_extract",
+    "rows_library",
 )
 for _name in ROW_MODULES:
     importlib.import_module(_name)

@@ -59,10 +59,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    "oauth2_provider",
+    "tiddly.third_party_apps.OAuthApplicationsConfig",  # oauth2_provider, its admin section renamed
     "drf_spectacular_sidecar",
     "django_tasks",
-    "django_tasks_db",
+    "tiddly.third_party_apps.BackgroundTasksConfig",  # django_tasks_db, its admin section renamed
     "tiddly",
     "content",
     "prompts",

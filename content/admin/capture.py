@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from content.admin.actions import _in_trash, _run_each
 from content.models import Bookmark, CaptureStatus
 from content.services import capture as capture_service
+from content.templatetags.tiddly_time import time_html
 
 NEVER = "never"
 
@@ -51,22 +52,33 @@ def capture_status(obj: Bookmark) -> str:
     return str(capture.status)
 
 
+# A submit button of the change form that posts to ``BookmarkAdmin.capture_view`` instead (the
+# change form's CSRF token goes along; no nested form, no script).
+CAPTURE_BUTTON = format_html(
+    '<p><button type="submit" class="button" formaction="capture/" formmethod="post" '
+    'formnovalidate id="capture-again">Capture again</button> '
+    '<span class="help">Fetch the page now (in the background); fills blank fields.</span></p>'
+)
+
+
 @admin.display(description="capture")
 def capture_details(obj: Bookmark) -> str:
     capture = _capture(obj)
+    button = CAPTURE_BUTTON if not obj.is_deleted else ""
     if capture is None:
-        return "Never captured. Use the action “Capture again” in the list to fetch the page."
+        return format_html("Never captured.{}", button)
     return format_html(
         "<strong>{}</strong> · requested {} · finished {} · attempts {} · HTTP {} · {}<br>"
-        "final URL: {}<br>error: {}",
+        "final URL: {}<br>error: {}{}",
         capture.status,
-        capture.requested_at,
-        capture.finished_at or "-",
+        time_html(capture.requested_at),
+        time_html(capture.finished_at) if capture.finished_at else "-",
         capture.attempts,
         capture.http_status or "-",
         capture.content_type or "-",
         capture.final_url or "-",
         capture.error or "-",
+        button,
     )
 
 

@@ -17,9 +17,8 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.db.models.functions import Length, Substr
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
-from django.utils import timezone
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
@@ -46,6 +45,9 @@ from content.admin.portability import PortabilityAdminMixin
 from content.admin.sharing import share_selected, unshare_selected
 from content.models import Bookmark, Item, ItemVersion, Note
 from content.queries import ItemRef
+from content.services import capture as capture_service
+from content.shapes import share_data
+from content.templatetags.tiddly_time import time_html
 from tiddly.errors import TiddlyError
 from tiddly.owned_admin import OwnedAdmin
 
@@ -78,6 +80,7 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         "last_used_at",
         "deleted_at",
         "linked_items",
+        "share_link",
     )
     search_help_text = (
         "Searches title, description and content (substring, any case); or an id." + meaning.HELP
@@ -146,7 +149,7 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         return [
             (None, {"fields": main, "description": hint}),
             ("State", {"fields": state + times}),
-            ("Links", {"fields": ["linked_items"]}),
+            ("Links and sharing", {"fields": ["linked_items", "share_link"]}),
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -243,11 +246,11 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
         if obj._state.adding:
             return "-"
         if obj.is_deleted:
-            return f"in trash since {_when(obj.deleted_at)}"
+            return format_html("in trash, {}", _when(obj.deleted_at))
         if obj.is_archived:
-            return f"archived {_when(obj.archived_at)}"
+            return format_html("archived {}", _when(obj.archived_at))
         if obj.archived_at is not None:
-            return f"active, archives {_when(obj.archived_at)}"
+            return format_html("active, archives {}", _when(obj.archived_at))
         return "active"
 
     @admin.display(description="updated", ordering="updated_at")
@@ -256,7 +259,17 @@ class ItemAdmin(PortabilityAdminMixin, OwnedAdmin):
 
     @admin.display(description="tags")
     def tag_list(self, obj: Item) -> str:
-        return ", ".join(obj.tag_names())
+        # One chip per tag, so a list wraps between tags, never inside one.
+        return format_html_join(
+            " ", '<span class="tiddly-tag">{}</span>', ((t,) for t in obj.tag_names())
+        )
+
+    @admin.display(description="share link")
+    def share_link(self, obj: Item) -> str:
+        share = share_data(obj)
+        if share is None:
+            return "Not shared (the list action “Share” makes a public link)."
+        return format_html('<a href="{0}" id="share-url">{0}</a>', share["url"])
 
     @admin.display(description="linked items")
     def linked_items(self, obj: Item) -> str:
@@ -298,7 +311,8 @@ def _admin_url(type_name: str, pk: str) -> str:
 
 
 def _when(moment: datetime | None) -> str:
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else "-"
+    """In words ("3 hours ago"), the exact time on hover (SPEC §9)."""
+    return time_html(moment) if moment else "-"
 
 
 @admin.register(Bookmark)
@@ -324,6 +338,28 @@ class BookmarkAdmin(HistoryAdminMixin, ItemAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("capture")
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.capture_view)
+        return [
+            path("<path:object_id>/change/capture/", view, name="content_bookmark_capture"),
+            *super().get_urls(),
+        ]
+
+    def capture_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The change page's "Capture again" button (POST): one capture request, then back."""
+        bookmark = self.get_object(request, object_id)  # owner-scoped: another's is None
+        if bookmark is None or request.method != "POST":
+            raise Http404("No such bookmark among yours.")
+        try:
+            capture_service.capture_again(
+                owner=bookmark.owner, ref=ItemRef(Bookmark, pk=bookmark.pk)
+            )
+        except TiddlyError as exc:
+            messages.error(request, f"Not captured: {exc.message}")
+        else:
+            messages.success(request, "Capture queued: the page is fetched in the background.")
+        return HttpResponseRedirect(self._change_url(bookmark))
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)

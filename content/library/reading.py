@@ -25,7 +25,7 @@ from content.shapes import share_data
 from content.text.markdown_html import markdown_to_html
 from tiddly.errors import TiddlyError
 
-LINES = 400
+LINES = 200
 HISTORY_PAGE = 20
 
 

@@ -78,6 +78,7 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
+        verbose_name_plural = "webhook deliveries"
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(

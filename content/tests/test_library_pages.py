@@ -160,13 +160,13 @@ def test_a_long_note_is_read_in_windows_with_continue(browser: Client, owner: An
     text = "\n".join(f"line number {i}" for i in range(1, 1001))
     item = note(owner, "Long", text)
     body = browser.get(page(item)).content.decode()
-    assert "Lines 1\u2013400 of 1000" in body
-    assert "line number 400" in body
-    assert "line number 401" not in body
-    assert "?start=401" in body
-    second = browser.get(page(item) + "?start=401").content.decode()
-    assert "line number 401" in second
-    assert "line number 400<" not in second
+    assert "Lines 1\u2013200 of 1000" in body
+    assert "line number 200" in body
+    assert "line number 201" not in body
+    assert "?start=201" in body
+    second = browser.get(page(item) + "?start=201").content.decode()
+    assert "line number 201" in second
+    assert "line number 200<" not in second
     last = browser.get(page(item) + "?start=801").content.decode()
     assert "line number 1000" in last
     assert "Continue from line" not in last

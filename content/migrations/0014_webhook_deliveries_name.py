@@ -1,0 +1,16 @@
+"""The admin names webhook deliveries in the plural properly ("Webhook deliveries"); no SQL."""
+
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("content", "0013_webhook_reach"),
+    ]
+
+    operations = [
+        migrations.AlterModelOptions(
+            name="webhookdelivery",
+            options={"ordering": ["-created_at"], "verbose_name_plural": "webhook deliveries"},
+        ),
+    ]
