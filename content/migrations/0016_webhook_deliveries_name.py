@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("content", "0013_webhook_reach"),
+        ("content", "0015_search_change_log"),
     ]
 
     operations = [
