@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("content", "0015_search_change_log"),
+        ("content", "0017_postgres_words"),
     ]
 
     operations = [
