@@ -23,8 +23,7 @@ from browser_tests.conftest import PASSWORD, assert_accessible
 from content.history import Actor
 from content.models import Bookmark, Note, Share
 from content.queries import ItemRef
-from content.services import create_item, update_item
-from content.services.capture import capture_from_html
+from content.services import CreateOptions, create_item, update_item
 from tiddly.tasks import run_tasks
 
 ACTOR = Actor(source="test")
@@ -110,9 +109,8 @@ def test_a_person_without_staff_rights_uses_their_library(
     assert browser.find_element(By.ID, "item-title").text == "Bread baking notes"
 
     # A captured page to read (extracted from its HTML, as the capture task would).
-    captured = create_item(owner=user, model=Bookmark, actor=ACTOR,
-                           data={"url": "https://example.org/starter"})  # fmt: skip
-    capture_from_html(bookmark=captured, page_html=ARTICLE)
+    create_item(owner=user, model=Bookmark, actor=ACTOR, data={"url": "https://example.org/starter"},
+                options=CreateOptions(page_html=ARTICLE))  # fmt: skip
     for _ in range(3):  # indexing for meaning runs on the task queue
         if not run_tasks():
             break
