@@ -29,15 +29,21 @@ _serial = count(1)
 
 
 def make_item(owner: Any, kind: str, **data: Any) -> Any:
-    """Create a ``kind`` item for ``owner`` through the service; ``data`` overrides the defaults."""
+    """Create a ``kind`` item for ``owner`` through the service; ``data`` overrides the defaults.
+
+    A bookmark made here is never captured (``capture=False``): these tests are about its text,
+    and a bookmark created without content would otherwise start a capture (SPEC §15)."""
     n = next(_serial)
     defaults: dict[str, Any] = {
         "bookmark": {"url": f"https://example.com/page-{n}", "content": "text"},
         "note": {"title": f"Note {n}", "content": "text"},
         "prompt": {"name": f"prompt-{n}", "content": "text"},
     }[kind]
+    options = (
+        services.CreateOptions(capture=False) if kind == "bookmark" else services.CreateOptions()
+    )
     item = services.create_item(
-        owner=owner, model=MODELS[kind], data={**defaults, **data}, actor=Actor()
+        owner=owner, model=MODELS[kind], data={**defaults, **data}, actor=Actor(), options=options
     )
     return MODELS[kind].objects.get(pk=item.pk)
 

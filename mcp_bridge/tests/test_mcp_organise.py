@@ -125,7 +125,7 @@ def test_create_relationship_is_idempotent_and_shows_on_get_item(
             "relationship_id": link["id"],
             "type": "bookmark",
             "id": str(bookmark.pk),
-            "title": "https://example.com/",
+            "title": "example.com",  # untitled: the display title is the URL's host (SPEC §9)
             "description": "about it",
         }
     ]
