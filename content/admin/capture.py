@@ -10,6 +10,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from content.admin.actions import _in_trash, _run_each
 from content.models import Bookmark, CaptureStatus
@@ -54,7 +55,7 @@ def capture_status(obj: Bookmark) -> str:
 
 # A submit button of the change form that posts to ``BookmarkAdmin.capture_view`` instead (the
 # change form's CSRF token goes along; no nested form, no script).
-CAPTURE_BUTTON = format_html(
+CAPTURE_BUTTON = mark_safe(
     '<p><button type="submit" class="button" formaction="capture/" formmethod="post" '
     'formnovalidate id="capture-again">Capture again</button> '
     '<span class="help">Fetch the page now (in the background); fills blank fields.</span></p>'

@@ -112,7 +112,10 @@ def test_match_lines_feed_get_items_partial_read(
     assert first["id"] == str(note.pk)
     match = first["match"]
     assert match["field"] == "content"
-    assert 301 <= match["start_line"] <= match["end_line"] <= 338  # within the passage
+    # The matching chunk lies on the passage (lines 302-337); chunk cuts are content-defined
+    # (stable under edits, SPEC §16), so it may begin a few filler lines before it.
+    assert match["start_line"] <= 302 <= match["end_line"] <= 338
+    assert match["start_line"] >= 290
     assert match["end_line"] - match["start_line"] < 60  # a chunk, not the whole note
     read = content_mcp.ok(
         "get_item",
