@@ -65,6 +65,7 @@ ROW_MODULES = (
     "rows_outbound",
     "rows_extract",
     "rows_library",
+    "rows_background",
 )
 for _name in ROW_MODULES:
     importlib.import_module(_name)

@@ -1,11 +1,47 @@
+"""0008_content_trigrams
+
+The SQL is written out here as it was run: the application code it came from may change."""
+
+from typing import Any
+
 from django.db import migrations
 
-from content.dbops import RunPostgresSQL, content_trigram_sql
+
+class RunVendorSQL(migrations.RunSQL):
+    """``RunSQL`` that is skipped on databases other than ``vendor`` (frozen here: a migration
+    never imports application code, whose later edits would change what it does)."""
+
+    def __init__(self, vendor: str, sql: Any, reverse_sql: Any) -> None:
+        super().__init__(sql, reverse_sql)
+        self.vendor = vendor
+
+    def database_forwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == self.vendor:
+            super().database_forwards(app_label, schema_editor, *args)
+
+    def database_backwards(self, app_label: str, schema_editor: Any, *args: Any) -> None:
+        if schema_editor.connection.vendor == self.vendor:
+            super().database_backwards(app_label, schema_editor, *args)
+
+
+FORWARD_0 = ('CREATE EXTENSION IF NOT EXISTS pg_trgm; ALTER TABLE "content_note" ADD COLUMN '
+ "content_opening text GENERATED ALWAYS AS (lower(left(coalesce(content, ''), 100000))) "
+ 'STORED; CREATE INDEX IF NOT EXISTS "content_note_content_trgm" ON "content_note" USING gin '
+ '(content_opening gin_trgm_ops);')
+BACKWARD_0 = ('DROP INDEX IF EXISTS "content_note_content_trgm"; ALTER TABLE "content_note" DROP COLUMN IF '
+ 'EXISTS content_opening;')
+
+FORWARD_1 = ('CREATE EXTENSION IF NOT EXISTS pg_trgm; ALTER TABLE "content_bookmark" ADD COLUMN '
+ "content_opening text GENERATED ALWAYS AS (lower(left(coalesce(content, ''), 100000))) "
+ 'STORED; CREATE INDEX IF NOT EXISTS "content_bookmark_content_trgm" ON "content_bookmark" '
+ 'USING gin (content_opening gin_trgm_ops);')
+BACKWARD_1 = ('DROP INDEX IF EXISTS "content_bookmark_content_trgm"; ALTER TABLE "content_bookmark" DROP '
+ 'COLUMN IF EXISTS content_opening;')
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0007_search_vectors")]
+    dependencies = [('content', '0007_search_vectors')]
     operations = [
-        RunPostgresSQL(*content_trigram_sql("content_note")),
-        RunPostgresSQL(*content_trigram_sql("content_bookmark")),
+        RunVendorSQL('postgresql', FORWARD_0, BACKWARD_0),
+        RunVendorSQL('postgresql', FORWARD_1, BACKWARD_1),
     ]

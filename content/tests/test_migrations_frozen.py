@@ -1,0 +1,69 @@
+"""Migrations hold still (issue 28): they carry their own SQL, and 0015 brings SQLite databases
+migrated before the 20 000-character opening to the current triggers."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+# 0006's column default is the model layer's TransactionId expression: the migration state must
+# name the same class as the model, or makemigrations sees a change.
+ALLOWED = {"0006_change_log_and_webhooks.py": {"content.models.changes"}}
+
+
+def test_no_migration_imports_application_code() -> None:
+    offenders = []
+    for path in sorted(MIGRATIONS.glob("0*.py")):
+        for module in re.findall(
+            r"^\s*(?:from|import) ((?:content|tiddly|prompts|mcp_bridge)\S*)",
+            path.read_text(),
+            flags=re.M,
+        ):
+            if module not in ALLOWED.get(path.name, set()):
+                offenders.append(f"{path.name}: {module}")
+    assert offenders == []
+
+
+def _triggers() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+        return {name: sql for name, sql in cursor.fetchall() if "_search_" in name}
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's content index")
+@pytest.mark.django_db
+def test_0015_brings_old_triggers_to_the_current_opening_and_refills_the_index(
+    owner: Any,
+) -> None:
+    from content.models import Note
+
+    migration = importlib.import_module("content.migrations.0015_sqlite_opening_triggers")
+    with connection.cursor() as cursor:  # as a database migrated before the change has them
+        for sql in migration.NOTE[:6]:
+            cursor.execute(sql.replace(",1,20000)", ",1,100000)"))
+    old = {n: s for n, s in _triggers().items() if n.startswith("content_note")}
+    assert len(old) == 3, old.keys()
+    openings = [s for s in old.values() if "substr(" in s]  # insert and update
+    assert len(openings) == 2
+    assert all(",1,100000)" in s for s in openings)
+    note = Note.objects.create(owner=owner, title="t", content="x" * 30_000 + "needle")
+
+    for _ in range(2):  # idempotent
+        with connection.cursor() as cursor:
+            for sql in migration.NOTE:
+                cursor.execute(sql)
+
+    note_triggers = {n: s for n, s in _triggers().items() if n.startswith("content_note")}
+    assert len(note_triggers) == 3
+    assert all(",1,100000)" not in s for s in note_triggers.values())
+    assert sum(",1,20000)" in s for s in note_triggers.values()) == 2
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT max(length(raw)) FROM "content_note_search"')
+        assert cursor.fetchone()[0] == 20_000
+    assert note.pk
