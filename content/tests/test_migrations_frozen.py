@@ -1,4 +1,4 @@
-"""Migrations hold still (issue 28): they carry their own SQL, and 0015 brings SQLite databases
+"""Migrations hold still (issue 28): they carry their own SQL, and 0016 brings SQLite databases
 migrated before the 20 000-character opening to the current triggers."""
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ def _triggers() -> dict[str, str]:
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's content index")
 @pytest.mark.django_db
-def test_0015_brings_old_triggers_to_the_current_opening_and_refills_the_index(
+def test_0016_brings_old_triggers_to_the_current_opening_and_refills_the_index(
     owner: Any,
 ) -> None:
     from content.models import Note
 
-    migration = importlib.import_module("content.migrations.0015_sqlite_opening_triggers")
+    migration = importlib.import_module("content.migrations.0016_sqlite_opening_triggers")
     with connection.cursor() as cursor:  # as a database migrated before the change has them
         for sql in migration.NOTE[:6]:
             cursor.execute(sql.replace(",1,20000)", ",1,100000)"))

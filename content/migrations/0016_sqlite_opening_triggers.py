@@ -90,7 +90,7 @@ BOOKMARK = [
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0014_searchchunk_text_hash")]
+    dependencies = [("content", "0015_search_change_log")]
     operations = [
         RunSQLiteSQL(NOTE, migrations.RunSQL.noop),
         RunSQLiteSQL(BOOKMARK, migrations.RunSQL.noop),
