@@ -23,8 +23,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import httpx
-from harness import HOST, Bench, Call, Outcome, Scenario, http_outcome, register, register_env
-from harness import register_summary, wait_for_tasks
+from harness import (
+    HOST,
+    Bench,
+    Call,
+    Outcome,
+    Scenario,
+    http_outcome,
+    register,
+    register_env,
+    register_summary,
+    wait_for_tasks,
+)
 from outbound_local import local
 from rows_outbound import list_bookmarks, one_shot, skip_warmup, user_client
 
@@ -225,7 +235,9 @@ def targets(rows: list[dict[str, Any]]) -> str:
         if r["scenario"] == "silent_receiver_captures":
             v = r.get("wall_s_all_done")
             ok = v is not None and v <= 60
-            lines.append(f"  silent_receiver_captures  wall s {v}  <= 60 s  {'ok' if ok else 'MISSED'}")
+            lines.append(
+                f"  silent_receiver_captures  wall s {v}  <= 60 s  {'ok' if ok else 'MISSED'}"
+            )
         if r["scenario"] == "prune_changes_expired":
             rss, tx = r.get("rss_peak_above_idle_mb"), r.get("longest_transaction_s")
             ok = rss is not None and rss <= 100 and tx is not None and tx <= 1
