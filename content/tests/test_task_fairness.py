@@ -14,20 +14,15 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 from rest_framework.test import APIClient
 
 from content.history.changes import ChangeRecord, record_changes
 from content.models.capture import CaptureStatus, PageCapture
-from content.models.webhooks import WebhookDelivery
 from content.services import webhooks
-from tiddly.tasks import run_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SILENT_PORT, PAGES_PORT = 8124, 8125
@@ -138,27 +133,3 @@ def test_captures_queued_behind_deliveries_to_a_silent_receiver_finish_promptly(
         worker.kill()
         worker.wait(30)
     assert PageCapture.objects.filter(status=CaptureStatus.DONE).count() == 10
-
-
-@pytest.mark.django_db
-def test_owners_take_turns_in_the_webhook_lane(settings: Any, run_tasks: Any) -> None:
-    settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1:8126"]
-    users = get_user_model().objects
-    busy, quiet = users.create_user(username="busy"), users.create_user(username="quiet")
-    webhooks.create_webhook(owner=busy, url="http://127.0.0.1:8126/busy")
-    webhooks.create_webhook(owner=quiet, url="http://127.0.0.1:8126/quiet")
-    _changes(busy.pk, 50)  # five tasks of ten deliveries
-    webhooks.dispatch()
-    _changes(quiet.pk, 1)  # queued after all of them
-    webhooks.dispatch()
-    delivered: list[str] = []
-
-    def record_owner(delivery_id: Any) -> str:
-        row = WebhookDelivery.objects.select_related("webhook__owner").get(pk=delivery_id)
-        delivered.append(row.webhook.owner.username)
-        return "delivered"
-
-    with mock.patch.object(webhooks, "deliver", record_owner):
-        assert run_ready(max_tasks=2, queue=None, lane="webhooks") == 2
-    assert "quiet" in delivered  # its turn came second, not after the 50
-    assert not DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING).exists()
