@@ -1,11 +1,12 @@
-"""SQLite: bring the content index's triggers to what 0011 creates today, and refill the index.
+"""SQLite: bring the content index's update trigger to what 0011 creates today, and refill the
+index.
 
 Databases migrated before 0011's opening went from 100 000 to 20 000 characters kept triggers
 that index each content's first 100 000 characters (0011 read its SQL from application code
-then; it is frozen now). This drops and recreates the three triggers of each table and rebuilds
-the index from the rows, so every database ends in the same state. Idempotent: on a database
-that already has them, it recreates the same triggers and the same index. The SQL is written out
-here, never imported. Nothing to do on PostgreSQL."""
+then; it is frozen now). 0016 recreated the insert and delete triggers (with 20 000); this
+recreates the update trigger and rebuilds the index from the rows, so every database ends in the
+same state. Idempotent: on a database that already has it, it recreates the same trigger and the
+same index. The SQL is written out here, never imported. Nothing to do on PostgreSQL."""
 
 from typing import Any
 
@@ -23,7 +24,7 @@ class RunSQLiteSQL(migrations.RunSQL):
         pass  # the triggers of 0011 stay: there is no older state worth going back to
 
 
-NOTE = [
+_NOTE_ALL = [
     'DROP TRIGGER IF EXISTS "content_note_search_insert"',
     'DROP TRIGGER IF EXISTS "content_note_search_update"',
     'DROP TRIGGER IF EXISTS "content_note_search_delete"',
@@ -53,7 +54,7 @@ NOTE = [
     '"content_note_search_key" k JOIN "content_note" t ON t.id = k.id',
 ]
 
-BOOKMARK = [
+_BOOKMARK_ALL = [
     'DROP TRIGGER IF EXISTS "content_bookmark_search_insert"',
     'DROP TRIGGER IF EXISTS "content_bookmark_search_update"',
     'DROP TRIGGER IF EXISTS "content_bookmark_search_delete"',
@@ -88,9 +89,13 @@ BOOKMARK = [
     '"content_bookmark" t ON t.id = k.id',
 ]
 
+# The update trigger (drop, create), then the index emptied and refilled.
+NOTE = [_NOTE_ALL[1], _NOTE_ALL[4], _NOTE_ALL[6], _NOTE_ALL[7]]
+BOOKMARK = [_BOOKMARK_ALL[1], _BOOKMARK_ALL[4], _BOOKMARK_ALL[6], _BOOKMARK_ALL[7]]
+
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0015_search_change_log")]
+    dependencies = [("content", "0018_webhook_deliveries_name")]
     operations = [
         RunSQLiteSQL(NOTE, migrations.RunSQL.noop),
         RunSQLiteSQL(BOOKMARK, migrations.RunSQL.noop),
