@@ -51,6 +51,17 @@ def test_the_opening_is_searched_case_insensitively_and_owner_by_owner(
     for wild in ("drain%nodes", "drain_the", "drain*nodes", "drain?the", "[d]rain"):
         assert opening_ids(owner, wild) == [], wild
     assert opening_ids(owner, "drain the") == [early]
+    # A substring is exact: its trigrams in order, across words, quotes literal; under three
+    # characters (no trigram) it is still found.
+    assert opening_ids(owner, "n the zebra") == [early]
+    assert opening_ids(owner, "the drain") == []  # both trigram sets, not in that order
+    assert opening_ids(owner, "zebrafish nodes first") == [early]
+    assert opening_ids(owner, "st.") == [early]
+    assert opening_ids(owner, "ns") == []
+    assert opening_ids(owner, "ps") == ([early] if connection.vendor == "sqlite" else [])  # "Ops"
+    quoted = make_note(api, "Quote", 'say "hi there" twice')
+    assert opening_ids(owner, '"hi there"') == [quoted]
+    assert opening_ids(owner, '"hi') == [quoted]
     marked = make_note(api, "Marks", "Costs *50%* of [the] total? _yes_")
     for literal in ("*50%*", "[the]", "total?", "_yes_"):
         assert opening_ids(owner, literal) == [marked], literal
@@ -77,10 +88,12 @@ def test_the_opening_index_covers_the_hybrid_keyword_leg(owner: Any) -> None:
         if connection.vendor == "sqlite":
             cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
             plan = " ".join(str(row[-1]) for row in cursor.fetchall())
-            # The FTS5 trigram index first (head, then opening), then each hit's key by
-            # primary key.
-            assert plan.count("SCAN f VIRTUAL TABLE INDEX 0:G") == 2, plan
-            assert plan.count("SEARCH k USING INTEGER PRIMARY KEY") == 2, plan
+            # One MATCH of the trigram index (head and opening: a phrase of trigrams, answered
+            # from positions, no row GLOB-checked), then each hit's key by primary key.
+            assert plan.count("SCAN f VIRTUAL TABLE INDEX 0:M") == 1, plan
+            assert plan.count("SEARCH k USING INTEGER PRIMARY KEY") == 1, plan
+            cursor.execute("SELECT sql FROM sqlite_master WHERE name = 'content_note_search'")
+            assert "detail='full'" in cursor.fetchone()[0]
         else:
             cursor.execute("SET LOCAL enable_seqscan = off")
             cursor.execute(f"EXPLAIN {sql}", params)
@@ -148,7 +161,8 @@ def test_a_keyword_match_in_the_opening_keeps_its_case_and_line(api: Any, owner:
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 lookup and its budget")
 def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any) -> None:
     """Every note holds the trigrams of "nodesi" ("node", "design") but none the word (nor its
-    stem): each candidate's opening is checked. Within budget the answer is exact; past it,
+    stem): the trigrams' positions answer it without reading a row. A word under three
+    characters has no trigram: every row is GLOB-checked, within the budget exactly; past it,
     "found"."""
     Note.objects.bulk_create(
         [Note(owner=owner, title=f"n{i}", content="node design " * 20) for i in range(1000)]
@@ -156,7 +170,9 @@ def test_the_sqlite_occurrence_lookup_stops_at_its_budget(owner: Any) -> None:
     assert fulltext.indexed_occurs(owner, Note, "design", budget_ms=5_000) is True
     assert fulltext.indexed_occurs(owner, Note, "nodes", budget_ms=5_000) is True  # its stem
     assert fulltext.indexed_occurs(owner, Note, "nodesi", budget_ms=5_000) is False
-    assert fulltext.indexed_occurs(owner, Note, "nodesi", budget_ms=-1) is True  # already past
+    assert fulltext.indexed_occurs(owner, Note, "nodesi", budget_ms=-1) is False  # no scan
+    assert fulltext.indexed_occurs(owner, Note, "zq", budget_ms=5_000) is False
+    assert fulltext.indexed_occurs(owner, Note, "zq", budget_ms=-1) is True  # already past
     assert Note.objects.count() == 1000  # and the connection still works
 
 
