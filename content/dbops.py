@@ -136,9 +136,9 @@ def sqlite_opening_sql(table: str, head: tuple[str, ...]) -> tuple[list[str], li
     came before ``created_at``, ``updated_at``, ``url``, ``name``…: sorting or loading a page that
     held a big note read all of it (1.4 ms a row). Last, it is read only when asked for.
 
-    The index, ``"{table}_search"`` (FTS5, ``trigram``, ``detail=full`` since content migration
-    0018: a substring is a phrase of trigrams, answered without reading rows): ``head`` and
-    ``opening``, lowercased and indexed (~5 MB of index with detail=none for the 25 MB of openings of 10 000 notes
+    The index, ``"{table}_search"`` (FTS5, ``trigram``, ``detail=none``; content migration 0020 and
+    prompts 0008 rebuild it with ``detail=full``, for substrings as phrases): ``head`` and
+    ``opening``, lowercased and indexed (~5 MB of index for the 25 MB of openings of 10 000 notes
     and 100 big ones), and ``raw``, the opening as written, not indexed (match snippets keep
     their case without reading a large content). ``head GLOB '*word*'`` and ``opening GLOB
     '*word*'`` are answered from the trigrams in under a millisecond where scanning the rows
@@ -175,7 +175,7 @@ def sqlite_opening_sql(table: str, head: tuple[str, ...]) -> tuple[list[str], li
         f'ALTER TABLE "{table}" RENAME COLUMN content_last TO content',
         f"CREATE TABLE {key} (key integer NOT NULL PRIMARY KEY, id char(32) NOT NULL UNIQUE)",
         f"CREATE VIRTUAL TABLE {index} USING fts5("
-        "head, opening, raw UNINDEXED, tokenize='trigram', detail='full')",
+        "head, opening, raw UNINDEXED, tokenize='trigram', detail='none')",
         f'INSERT INTO {key} (id) SELECT id FROM "{table}"',
         f"INSERT INTO {index} (rowid, head, opening, raw) SELECT k.key, {values('t.')} "
         f'FROM {key} k JOIN "{table}" t ON t.id = k.id',

@@ -325,7 +325,7 @@ def glob_pattern(q: str) -> str:
 
 def _substring(table: str, q: str) -> tuple[str, list[str]]:
     """The index rows (alias ``f``) whose head or opening holds ``q``: from 3 characters a phrase
-    of its trigrams (the index has their positions, content migration 0018), answered without
+    of its trigrams (the index has their positions, content migration 0020), answered without
     reading a row; shorter, GLOB on both columns (FTS5 cannot narrow it: a scan)."""
     if len(q) >= 3:
         phrase = '"' + q.lower().replace('"', '""') + '"'

@@ -1,5 +1,5 @@
 """SQLite: prompts' trigram index (``"prompts_prompt_search"``, migration 0004) rebuilt with
-``detail=full``, as content/migrations/0018 does for notes and bookmarks (why: there)."""
+``detail=full``, as content/migrations/0020 does for notes and bookmarks (why: there)."""
 
 from django.db import migrations
 

@@ -3,7 +3,7 @@ migration 0011) rebuilt with ``detail=full`` (trigram positions). A substring is
 by a phrase query of its trigrams, from the index alone; with ``detail=none`` FTS5 could only
 name candidates (every row holding all the trigrams) and each one's text was read and GLOB-
 checked: ~40 ms for a word in 2 000 of 10 000 notes, paid by the page and by the count.
-Same rows and columns; the triggers that keep it (0011, 0016) name the table only, so they
+Same rows and columns; the triggers that keep it (0016, 0019) name the table only, so they
 stay. ``prompts/migrations/0008`` does the same for prompts."""
 
 from django.db import migrations
@@ -38,5 +38,5 @@ class RunSQLiteSQL(migrations.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("content", "0017_postgres_words")]
+    dependencies = [("content", "0019_sqlite_opening_triggers")]
     operations = [RunSQLiteSQL(rebuild(t, "full"), rebuild(t, "none")) for t in TABLES]
