@@ -37,6 +37,7 @@ def register_background_work() -> None:
     from tiddly import tasks
 
     items.register_create_effect(Bookmark, capture.CREATE_EFFECT)
+    tasks.register_given_up(capture.capture_page, capture.worker_died)
     tasks.register_poller(webhooks.dispatch)
     tasks.register_poller(indexing.poll_marks)
     tasks.register_periodic(retention.prune_task, interval_setting="TIDDLY_PRUNE_INTERVAL")

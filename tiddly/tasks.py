@@ -87,6 +87,27 @@ def lease() -> float:
     return float(settings.TIDDLY_TASK_LEASE_SECONDS)
 
 
+_given_up: dict[str, Callable[..., Any]] = {}
+
+
+def register_given_up(task: Task[..., Any], handler: Callable[..., Any]) -> None:
+    """``handler(*args, **kwargs)``, with the task's own arguments, runs when the task is marked
+    failed because its workers kept dying: what the task was to finish (a capture's status)
+    ends with it instead of waiting forever. Registered when the app starts."""
+    _given_up[task.module_path] = handler
+
+
+def _run_given_up(rows: list[tuple[str, dict[str, Any], str]]) -> None:
+    for task_path, args_kwargs, reason in rows:
+        handler = _given_up.get(task_path)
+        if handler is None:
+            continue
+        try:
+            handler(*args_kwargs.get("args", []), **args_kwargs.get("kwargs", {}), reason=reason)
+        except Exception:  # one handler's bug must not stop the sweep of the others
+            logger.exception("Ending given-up task %s failed", task_path)
+
+
 def requeue_interrupted(lease_seconds: float | None = None) -> int:
     """Put back tasks whose heartbeat stopped for longer than the lease: their worker died (a
     crash, ``kill -9``, a lost machine) and no one else will finish them. A task whose workers
@@ -97,17 +118,18 @@ def requeue_interrupted(lease_seconds: float | None = None) -> int:
         status=TaskResultStatus.RUNNING, started_at__lt=timezone.now() - timedelta(seconds=held)
     )
     requeued = 0
+    given_up: list[tuple[str, dict[str, Any], str]] = []
     with exclusive_transaction(stale.db):
         for row in stale.select_for_update(skip_locked=True)[:1000]:
             deaths = len(row.worker_ids)
             if deaths >= settings.TIDDLY_TASK_MAX_ATTEMPTS:
-                row.set_failed(
-                    WorkerDied(
-                        f"Its worker died (killed, crashed or out of memory) {deaths} times while "
-                        f"running it (TIDDLY_TASK_MAX_ATTEMPTS = "
-                        f"{settings.TIDDLY_TASK_MAX_ATTEMPTS}); not tried again."
-                    )
+                reason = (
+                    f"Its worker died (killed, crashed or out of memory) {deaths} times while "
+                    f"running it (TIDDLY_TASK_MAX_ATTEMPTS = "
+                    f"{settings.TIDDLY_TASK_MAX_ATTEMPTS}); not tried again."
                 )
+                row.set_failed(WorkerDied(reason))
+                given_up.append((row.task_path, row.args_kwargs, reason))
                 logger.error(
                     "Task %s (%s) failed: its worker died %d times", row.pk, row.task_path, deaths
                 )
@@ -115,6 +137,7 @@ def requeue_interrupted(lease_seconds: float | None = None) -> int:
             row.status, row.started_at = TaskResultStatus.READY, None
             row.save(update_fields=["status", "started_at"])
             requeued += 1
+    _run_given_up(given_up)
     if requeued:
         logger.warning("Re-queued %d interrupted task(s)", requeued)
     return requeued

@@ -186,14 +186,23 @@ def capture_page(bookmark_id: str, token: str) -> None:
 def _give_up(bookmark_id: str, token: str, exc: Exception) -> None:
     """End a pending capture `failed` after an unplanned error, writing only the fields that
     say so (the ones the capture was about to write may be what failed)."""
+    _end_failed(bookmark_id, token, f"an unexpected error ({type(exc).__name__}: {str(exc)[:300]})")
+
+
+def worker_died(bookmark_id: str, token: str, *, reason: str) -> None:
+    """The task queue gave up on this capture's task (its workers kept dying, e.g. out of
+    memory): the capture ends `failed` rather than `pending` forever."""
+    _end_failed(bookmark_id, token, f"its worker stopping ({reason})")
+
+
+def _end_failed(bookmark_id: str, token: str, cause: str) -> None:
     try:
         pk, key = uuid.UUID(bookmark_id), uuid.UUID(token)
     except ValueError:
         return
     reason = (
-        f"capture failed on an unexpected error ({type(exc).__name__}: {str(exc)[:300]}); "
-        f"capture it again later with POST /api/bookmarks/{pk}/capture/, or fill the content "
-        "yourself"
+        f"capture failed on {cause}; capture it again later with "
+        f"POST /api/bookmarks/{pk}/capture/, or fill the content yourself"
     )
     PageCapture.objects.filter(pk=pk, token=key, status=CaptureStatus.PENDING).update(
         status=CaptureStatus.FAILED, error=reason, finished_at=timezone.now()

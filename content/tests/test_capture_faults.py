@@ -122,3 +122,32 @@ def test_preview_has_its_own_throttle(api: Any, server: LocalServer, settings: A
     assert_error(response, 429, "throttled")
     assert len(server.seen) == 2
     assert api.get("/api/bookmarks/").status_code == 200  # other reads keep their budget
+
+
+def test_a_capture_whose_workers_kept_dying_ends_failed(api: Any, settings: Any) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from django_tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    from tiddly.tasks import requeue_interrupted
+
+    body = _create(api, "https://example.com/kills-its-worker")
+    assert _capture(api, body["id"])["status"] == "pending"
+    row = DBTaskResult.objects.get(task_path=capture_service.capture_page.module_path)
+    stale = timezone.now() - timedelta(seconds=settings.TIDDLY_TASK_LEASE_SECONDS + 1)
+    dead = ["w1", "w2", "w3"][: settings.TIDDLY_TASK_MAX_ATTEMPTS]
+    DBTaskResult.objects.filter(pk=row.pk).update(
+        status=TaskResultStatus.RUNNING, started_at=stale, worker_ids=dead
+    )
+
+    assert requeue_interrupted() == 0
+
+    got = _capture(api, body["id"])
+    assert got["status"] == "failed"  # not pending forever
+    assert got["error"].startswith("capture failed on its worker stopping (Its worker died")
+    assert f"POST /api/bookmarks/{body['id']}/capture/" in got["error"]
+    assert DBTaskResult.objects.get(pk=row.pk).status == TaskResultStatus.FAILED
+    bookmark = Bookmark.objects.get(pk=body["id"])
+    assert bookmark.url == "https://example.com/kills-its-worker"
