@@ -21,6 +21,7 @@ from django.shortcuts import render
 
 from content import item_types, queries
 from content.errors import SearchUnavailable
+from content.library import chips as tag_chips
 from content.library import finding, web
 from content.models import Item, ItemState
 from content.models.organise import SortKey
@@ -146,7 +147,7 @@ def _page_context(request: HttpRequest, form: ListForm, context: dict[str, Any])
     chips = [
         {"name": t["name"], "count": t["count"], "on": t["name"] in chosen,
          "href": _toggled(query, t["name"])}
-        for t in queries.top_tags(owner, types, TAG_CHIPS)
+        for t in tag_chips.top_tags(owner, types, TAG_CHIPS)
     ]  # fmt: skip
     known = {c["name"] for c in chips}
     chips += [{"name": n, "count": None, "on": True, "href": _toggled(query, n)}

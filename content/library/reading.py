@@ -4,7 +4,9 @@
 The content is read in windows of ``LINES`` lines through the same partial read as
 ``GET /api/{type}/{id}/?start_line=&end_line=`` and rendered by the share page's renderer
 (Markdown → sanitised HTML); "Continue" asks for the next window, so a 100 000-line note is never
-rendered whole.
+rendered whole. A rendered window is kept per (item, ``updated_at``, window), and related items
+and suggested tags (a pass over all the owner's meaning chunks) are a page of their own, so the
+reading page costs one window's read.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from content.errors import SearchUnavailable
 from content.library import web
 from content.library.listing import capture_of
 from content.models import Item
+from content.queries.cache import ContentCache
 from content.search import related
 from content.shapes import share_data
 from content.text.markdown_html import markdown_to_html
@@ -27,6 +30,21 @@ from tiddly.errors import TiddlyError
 
 LINES = 200
 HISTORY_PAGE = 20
+
+# Windows rendered to HTML: a changed item moves ``updated_at`` and simply misses (as the content
+# cache does), so nothing is invalidated.
+rendered = ContentCache()
+
+
+def _html(item: Item, window: Any) -> str:
+    if window is None or item.type_name == "prompt":
+        return ""
+    key = (item.type_name, item.pk, item.updated_at, window.start_line, window.end_line)
+    html = rendered.get(key)
+    if html is None:
+        html = markdown_to_html(window.content)
+        rendered.put(key, html)
+    return html
 
 
 def _start(request: HttpRequest) -> int:
@@ -62,11 +80,6 @@ def item_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
     owner = web.owner_of(request)
     item = queries.get_owned(owner, web.ref_of(type_name, pk))
     window = _window(item, _start(request))
-    linked = queries.related_items(owner, item)
-    linked_keys = {(r["type"], r["id"]) for r in linked}
-    meaning = _meaning(owner, item)
-    for r in meaning["related"]:
-        r["linked"] = (r["type"], r["id"]) in linked_keys
     context: dict[str, Any] = {
         "item": item,
         "title": item.display_title() or f"Untitled {item.type_name}",
@@ -75,15 +88,32 @@ def item_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
         "capture": capture_of(item),
         "share": share_data(item),
         "window": window,
-        "html": markdown_to_html(window.content) if window and item.type_name != "prompt" else "",
+        "html": _html(item, window),
         "next_start": window.end_line + 1
         if window and window.end_line < window.total_lines
         else None,
-        "links": linked,
+        "links": queries.related_items(owner, item),
         "undo": _undo(request, item),
-        **meaning,
     }
     return render(request, "library/item.html", context)
+
+
+@require_GET
+@web.library_view
+def related_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
+    """Related items by meaning and suggested tags: asked for by a link, not on every read."""
+    owner = web.owner_of(request)
+    item = queries.get_owned(owner, web.ref_of(type_name, pk))
+    linked = {(r["type"], r["id"]) for r in queries.related_items(owner, item)}
+    meaning = _meaning(owner, item)
+    for r in meaning["related"]:
+        r["linked"] = (r["type"], r["id"]) in linked
+    context: dict[str, Any] = {
+        "item": item,
+        "title": item.display_title() or f"Untitled {item.type_name}",
+        **meaning,
+    }
+    return render(request, "library/related.html", context)
 
 
 def _undo(request: HttpRequest, item: Item) -> int | None:

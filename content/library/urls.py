@@ -17,6 +17,7 @@ urlpatterns = [
         reading.version_page,
         name="library-version",
     ),
+    path("library/<str:type_name>/<str:pk>/related/", reading.related_page, name="library-related"),
     path(
         "library/<str:type_name>/<str:pk>/<str:action>/", actions.item_action, name="library-action"
     ),

@@ -1,0 +1,120 @@
+"""The library's fast paths (issue 30's targets): tag chips cached per owner and change, the
+reading page without the meaning pass (a page of its own) and its rendered windows kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from content import queries
+from content.library import reading
+from content.models import Note
+from content.queries import ItemRef
+from content.search import related
+from content.services import update_item
+from content.tests.test_library_pages import ACTOR, note, page
+
+
+@pytest.fixture
+def browser(owner: Any) -> Client:
+    client = Client()
+    client.force_login(owner)
+    return client
+
+
+def _chip(body: str, tag: str) -> bool:
+    return f"?tag={tag}" in body
+
+
+def test_tag_chips_are_counted_once_until_an_item_changes(
+    browser: Client, owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = note(owner, tags=["food"])
+    counted: list[int] = []
+    real = queries.top_tags
+
+    def counting(*args: Any) -> Any:
+        counted.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(queries, "top_tags", counting)
+    assert _chip(browser.get("/library/").content.decode(), "food")
+    assert _chip(browser.get("/library/").content.decode(), "food")
+    assert len(counted) == 1
+    update_item(owner=owner, ref=ItemRef(Note, pk=item.pk), actor=ACTOR, data={"tags": ["drink"]})
+    body = browser.get("/library/").content.decode()
+    assert len(counted) == 2
+    assert _chip(body, "drink")
+    assert not _chip(body, "food")
+
+
+def test_a_new_item_shows_in_the_chips_at_once(browser: Client, owner: Any) -> None:
+    note(owner, tags=["food"])
+    assert not _chip(browser.get("/library/").content.decode(), "travel")
+    note(owner, "Trip", tags=["travel"])
+    assert _chip(browser.get("/library/").content.decode(), "travel")
+
+
+def test_another_persons_chips_are_never_shown(browser: Client, owner: Any, other: Any) -> None:
+    note(other, tags=["secret"])
+    browser_other = Client()
+    browser_other.force_login(other)
+    assert _chip(browser_other.get("/library/").content.decode(), "secret")
+    assert not _chip(browser.get("/library/").content.decode(), "secret")
+
+
+def test_the_reading_page_does_not_run_the_meaning_pass(
+    browser: Client, owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = note(owner, "Groceries", "milk\neggs")
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the reading page asked for related items")
+
+    monkeypatch.setattr(related, "suggestions", refuse)
+    response = browser.get(page(item))
+    assert response.status_code == 200
+    assert page(item, "library-related") in response.content.decode()
+
+
+def test_related_items_and_suggested_tags_have_their_own_page(
+    browser: Client, owner: Any, other: Any
+) -> None:
+    note(owner, "Shopping list", "buy food and milk", tags=["food"])
+    item = note(owner, "Groceries", "milk and food for the week")
+    response = browser.get(page(item, "library-related"))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="related-heading"' in body
+    assert "Related to Groceries" in body
+    assert '<input type="hidden" name="tag" value="food">' in body
+    assert f'name="next" value="{page(item, "library-related")}"' in body  # one click, stay here
+    theirs = note(other, "Their note")
+    assert browser.get(page(theirs, "library-related")).status_code == 404
+
+
+def test_a_rendered_window_is_kept_until_the_item_changes(
+    browser: Client, owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = note(owner, "Doc", "# First heading\nsome text")
+    rendered: list[str] = []
+    real = reading.markdown_to_html
+
+    def counting(text: str) -> str:
+        rendered.append(text)
+        return real(text)
+
+    monkeypatch.setattr(reading, "markdown_to_html", counting)
+    assert "First heading" in browser.get(page(item)).content.decode()
+    assert "First heading" in browser.get(page(item)).content.decode()
+    assert len(rendered) == 1
+    update_item(
+        owner=owner, ref=ItemRef(Note, pk=item.pk), actor=ACTOR,
+        data={"content": "# Second heading\nother text"},
+    )  # fmt: skip
+    body = browser.get(page(item)).content.decode()
+    assert "Second heading" in body
+    assert "First heading" not in body
+    assert len(rendered) == 2
