@@ -187,14 +187,17 @@ def test_a_create_with_hostile_page_html_holds_no_transaction_while_extracting(
 ) -> None:
     """Another write succeeds while the create is still extracting; the extraction sees no open
     transaction on the create's connection."""
-    settings.TIDDLY_EXTRACT_SECONDS = 5
-    extracting, created = threading.Event(), threading.Event()
+    settings.TIDDLY_EXTRACT_SECONDS = 1
+    extracting, created, wrote = threading.Event(), threading.Event(), threading.Event()
     seen_atomic: list[bool] = []
     real_run = sandbox.run
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         seen_atomic.append(transaction.get_connection().in_atomic_block)
         extracting.set()
+        # The other write happens while this create is extracting, however fast the machine:
+        # had the create a write transaction open, that write would wait for it (and time out).
+        wrote.wait(60)
         return real_run(*args, **kwargs)
 
     monkeypatch.setattr(capture_service.sandbox, "run", watched)
@@ -229,6 +232,7 @@ def test_a_create_with_hostile_page_html_holds_no_transaction_while_extracting(
         )
         assert not created.is_set()  # the other write did not wait for the extraction
     finally:
+        wrote.set()
         thread.join(60)
     assert seen_atomic == [False]
     (bookmark,) = outcome
