@@ -11,16 +11,14 @@ import pytest
 from content.models import Bookmark, CaptureStatus, PageCapture
 from content.services import capture as capture_service
 from content.tests.helpers import assert_error
-from tiddly.tests.outbound_servers import LocalServer, local_server
+from tiddly.tests.outbound_servers import LocalServer, allowed_server
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[LocalServer]:
-    with local_server() as srv:
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{srv.port}"]
-        settings.TIDDLY_OUTBOUND_TIMEOUT = 2
+    with allowed_server(settings, timeout=2) as srv:
         yield srv
 
 

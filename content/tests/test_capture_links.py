@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from content.models import Bookmark
-from tiddly.tests.outbound_servers import LocalServer, local_server
+from tiddly.tests.outbound_servers import LocalServer, allowed_server
 
 pytestmark = pytest.mark.django_db
 
@@ -23,9 +23,7 @@ PAGE = (
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[LocalServer]:
-    with local_server() as srv:
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{srv.port}"]
-        settings.TIDDLY_OUTBOUND_TIMEOUT = 1
+    with allowed_server(settings, timeout=1) as srv:
         yield srv
 
 

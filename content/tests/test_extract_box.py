@@ -22,7 +22,7 @@ from content.models import Bookmark, Note, PageCapture
 from content.services import capture as capture_service
 from content.text import page as pages
 from tiddly import sandbox
-from tiddly.tests.outbound_servers import LocalServer, local_server
+from tiddly.tests.outbound_servers import LocalServer, allowed_server
 
 pytestmark = pytest.mark.django_db
 
@@ -65,9 +65,7 @@ def hostile_pdf(pages_count: int = 20, ops: int = 400_000) -> bytes:
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[LocalServer]:
-    with local_server() as srv:
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{srv.port}"]
-        settings.TIDDLY_OUTBOUND_TIMEOUT = 5
+    with allowed_server(settings, timeout=5) as srv:
         yield srv
 
 

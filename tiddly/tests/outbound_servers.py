@@ -197,3 +197,13 @@ def local_server() -> Iterator[LocalServer]:
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def allowed_server(settings: Any, *, timeout: float) -> Iterator[LocalServer]:
+    """A local page server that the outbound guard lets through (SPEC §15 refuses 127.0.0.1
+    unless allowed), with the fetch timeout the test needs."""
+    with local_server() as srv:
+        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{srv.port}"]
+        settings.TIDDLY_OUTBOUND_TIMEOUT = timeout
+        yield srv

@@ -13,14 +13,12 @@ import pytest
 
 from tiddly import outbound
 from tiddly.outbound import OutboundError, check_url, fetch, non_public_reason
-from tiddly.tests.outbound_servers import LocalServer, local_server
+from tiddly.tests.outbound_servers import LocalServer, allowed_server, local_server
 
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[LocalServer]:
-    with local_server() as srv:
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{srv.port}"]
-        settings.TIDDLY_OUTBOUND_TIMEOUT = 3
+    with allowed_server(settings, timeout=3) as srv:
         yield srv
 
 
