@@ -110,9 +110,11 @@ class Server:
             "--no-access-log", "--log-level", "warning",
         ]  # fmt: skip
 
-    def manage(self, *args: str, timeout: float = 300) -> str:
+    def manage(self, *args: str, timeout: float = 300, nice: int = 0) -> str:
+        """``manage.py *args`` beside the server (``nice``: run at that lower priority, for fills
+        that are not the measurement)."""
         res = subprocess.run(
-            [sys.executable, "manage.py", *args],
+            [*(["nice", "-n", str(nice)] if nice else []), sys.executable, "manage.py", *args],
             cwd=self.app_dir,
             env=self.env,
             capture_output=True,

@@ -126,6 +126,7 @@ class Local:
         self.bad_signatures: dict[str, int] = {}
         self.verified: dict[str, int] = {}
         self.pages_served = 0
+        self.arrived: dict[str, float] = {}  # item id -> perf_counter of its first delivery
         local = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -154,6 +155,7 @@ class Local:
                     local.received.setdefault(name, set()).add(self.headers.get("webhook-id", ""))
                     counter = local.verified if ok else local.bad_signatures
                     counter[name] = counter.get(name, 0) + 1
+                    local.arrived.setdefault(_item_id(body), time.perf_counter())
                 self.send_response(200)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
@@ -182,6 +184,13 @@ class Local:
     def count(self, prefix: str) -> int:
         with self.lock:
             return sum(len(ids) for name, ids in self.received.items() if name.startswith(prefix))
+
+
+def _item_id(body: bytes) -> str:
+    try:
+        return str(json.loads(body)["data"]["id"])
+    except (ValueError, KeyError, TypeError):
+        return ""
 
 
 _LOCAL: Local | None = None

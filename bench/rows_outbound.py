@@ -75,6 +75,37 @@ def list_bookmarks(client: httpx.Client) -> list[dict[str, Any]]:
             return items
 
 
+def feed_end(client: httpx.Client) -> str:
+    """A cursor after every change the client's user can see in the feed now."""
+    since = None
+    while True:
+        r = client.get(
+            "/api/changes/", params={"limit": 500, **({"since": since} if since else {})}
+        )
+        r.raise_for_status()
+        body = r.json()
+        since = body["next_cursor"]
+        if not body["has_more"]:
+            return since
+
+
+def seconds_to_feed(
+    client: httpx.Client, item_id: str, since: str, written: float, timeout: float = 120
+) -> tuple[float | None, str]:
+    """Poll the feed after ``since`` (every 50 ms, as a client does) until a change of
+    ``item_id`` is in it: (seconds from ``written``, a perf_counter, or None; the cursor)."""
+    while time.perf_counter() - written < timeout:
+        r = client.get("/api/changes/", params={"since": since, "limit": 500})
+        r.raise_for_status()
+        body = r.json()
+        since = body["next_cursor"]
+        if any(change["id"] == item_id for change in body["changes"]):
+            return round(time.perf_counter() - written, 3), since
+        if not body["has_more"]:
+            time.sleep(0.05)
+    return None, since
+
+
 def netscape(urls: Sequence[str]) -> bytes:
     rows = "".join(
         f'<DT><A HREF="{u}" ADD_DATE="1700000000">Bench {i}</A>\n' for i, u in enumerate(urls)

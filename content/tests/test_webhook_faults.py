@@ -3,7 +3,6 @@ delivery whose attempt raises something unplanned is retried, then failed — ne
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,17 +10,10 @@ from rest_framework.test import APIClient
 
 from content.models.webhooks import WebhookDelivery
 from content.services import webhooks
-from content.tests.webhook_receiver import Receiver, serve
+from content.tests.webhook_receiver import Receiver
 from tiddly.tasks import run_tasks
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def receiver(settings: Any) -> Iterator[Receiver]:
-    for running in serve():
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{running.port}"]
-        yield running
 
 
 def _hook(api: APIClient, receiver: Receiver, url: str) -> None:

@@ -5,24 +5,16 @@ holds at most ``TIDDLY_MAX_WEBHOOKS``."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
 from content.models.webhooks import Webhook, WebhookDelivery
-from content.tests.webhook_receiver import Receiver, serve
+from content.tests.webhook_receiver import Receiver
 from tiddly import __version__, outbound
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def receiver(settings: Any) -> Iterator[Receiver]:
-    for running in serve():
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{running.port}"]
-        yield running
 
 
 def _hook(api: APIClient, url: str) -> dict[str, Any]:

@@ -5,7 +5,6 @@ have created it, and never carries content."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -15,20 +14,13 @@ from oauth2_provider.models import get_access_token_model
 from rest_framework.test import APIClient
 
 from content.models.webhooks import Webhook, WebhookDelivery
-from content.tests.webhook_receiver import Receiver, serve
+from content.tests.webhook_receiver import Receiver
 from tiddly.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 
 CONTENT = "content:read content:write"
 PROMPTS = "prompts:read prompts:write"
-
-
-@pytest.fixture
-def receiver(settings: Any) -> Iterator[Receiver]:
-    for running in serve():
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{running.port}"]
-        yield running
 
 
 def _api_token(owner: Any, scopes: str) -> APIClient:

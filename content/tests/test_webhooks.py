@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,19 +17,12 @@ from content.history.record import Actor
 from content.models import Note
 from content.models.webhooks import Webhook, WebhookDelivery
 from content.services import items, webhooks
-from content.tests.webhook_receiver import Receiver, serve
+from content.tests.webhook_receiver import Receiver
 from tiddly import outbound
 from tiddly.models import ApiToken
 from tiddly.tasks import requeue_interrupted, run_tasks
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def receiver(settings: Any) -> Iterator[Receiver]:
-    for running in serve():
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{running.port}"]
-        yield running
 
 
 def _hook(api: APIClient, receiver: Receiver, **extra: Any) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,20 +10,13 @@ from django.test import Client
 
 from content.models.webhooks import Webhook, WebhookDelivery
 from content.services import webhooks
-from content.tests.webhook_receiver import Receiver, serve
+from content.tests.webhook_receiver import Receiver
 from tiddly.tasks import run_tasks
 
 pytestmark = pytest.mark.django_db
 
 LIST = "/admin/content/webhook/"
 DELIVERIES = "/admin/content/webhookdelivery/"
-
-
-@pytest.fixture
-def receiver(settings: Any) -> Iterator[Receiver]:
-    for running in serve():
-        settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{running.port}"]
-        yield running
 
 
 @pytest.fixture

@@ -70,12 +70,16 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def serve() -> Iterator[Receiver]:
+@contextlib.contextmanager
+def allowed_receiver(settings: Any) -> Iterator[Receiver]:
+    """A receiver running for the block, on a port the outbound guard lets through (SPEC §15
+    refuses 127.0.0.1 unless allowed)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     receiver = Receiver(port=server.server_address[1])
     server.RequestHandlerClass = _handler(receiver)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    settings.TIDDLY_OUTBOUND_ALLOWED_HOSTS = [f"127.0.0.1:{receiver.port}"]
     try:
         yield receiver
     finally:
