@@ -5,6 +5,7 @@
 | --- | --- | --- |
 | `silent_receiver_captures` | wall s from the first of 50 bookmark creates (capture on, local pages) until all 50 are `done`, while 5 webhooks of the same user at a receiver that accepts and never answers have 200 deliveries queued ahead of them (the server's own worker); and s from the 201 of a note written just after the creates (one by the same user, one by another) until search by meaning returns it (`findable_s_own`, `findable_s_other`) | ≤ 60 s; ≤ 10 s |
 | `feed_past_idle_xid` | PostgreSQL: while a session of another database holds a transaction id, idle, for 60 s, one note written every 10 s: s from its 201 until its change is in the writer's feed (polled every 50 ms) and until a webhook receiver has it (`feed_max_s`, `webhook_max_s`) | ≤ 3 s, ≤ 3 s |
+| `feed_read_open_sessions` | PostgreSQL: an idle poll of the feed (`GET /api/changes/?since=<end>`, 200 reads) of one of 1 000 owners (200 000 changes), and what the feed's settled point costs (median of 200 `settled(owner)` calls in a `manage.py shell`), first quiet, then while 40 other sessions sit idle in transactions holding locks on 25 tables each (10 of them an open write of another owner), then quiet again | p50 within noise of quiet |
 | `prune_changes_expired` | `prune_changes` over N expired changes in a fresh process: peak RSS above the process's idle, and the longest transaction it opened (N = 1 000 000, written under `nice -n 19`; `--quick` 20 000) | ≤ 100 MB, ≤ 1 s |
 
 The silent receiver is a socket on 127.0.0.1 that accepts connections and never answers (each
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import statistics
 import threading
 import time
 import uuid
@@ -49,7 +51,12 @@ from rows_outbound import (
     user_client,
 )
 
-ROWS = ("silent_receiver_captures", "feed_past_idle_xid", "prune_changes_expired")
+ROWS = (
+    "silent_receiver_captures",
+    "feed_past_idle_xid",
+    "feed_read_open_sessions",
+    "prune_changes_expired",
+)
 PRUNE_ROWS = 1_000_000
 
 
@@ -272,6 +279,147 @@ def op_xid(call: Call) -> Outcome:
     return Outcome(True, 200, problem="; ".join(problems) or None)
 
 
+# --- the feed's settled point beside many sessions ---------------------------------------------------
+
+LOCK_SESSIONS = 40  # this server's max_connections (100) is shared: not the issue's 100
+LOCK_TABLES = 25
+LOCK_WRITERS = 10
+LOCK_READS = 200
+
+_MANY_OWNERS = """
+from django.contrib.auth import get_user_model
+from django.db import connection
+users = get_user_model()._meta.db_table
+with connection.cursor() as c:
+    c.execute(
+        f"INSERT INTO {users} (password, is_superuser, username, first_name, last_name, email, "
+        "is_staff, is_active, date_joined) SELECT '!', false, 'bench_owner_' || i, '', '', '', "
+        "false, true, now() FROM generate_series(1, 1000) i ON CONFLICT DO NOTHING")
+    c.execute(
+        "INSERT INTO content_change (xid, owner_id, item_type, item_id, action, changed_fields, "
+        f"source, at) SELECT pg_current_xact_id()::text::bigint, u.id, 'note', gen_random_uuid(), "
+        f"'created', '[]', 'bench', now() FROM {users} u, generate_series(1, 200) "
+        "WHERE u.username LIKE 'bench_owner_%%'")
+print("owners filled")
+"""
+
+
+def setup_locks(bench: Bench, size: int | None) -> dict[str, Any]:
+    url = bench.server.env["DATABASE_URL"]
+    if not url.startswith("postgres"):
+        return {"url": None, "report": {"skipped": "PostgreSQL only"}}
+    bench.server.manage("shell", "-c", _MANY_OWNERS, timeout=1800, nice=19)
+    client = user_client(bench, "bench_locks")
+    for i in range(20):
+        client.post("/api/notes/", json={"title": f"l{i}", "content": "x"}).raise_for_status()
+    wait_for_tasks(bench)
+    return {"url": url, "client": client, "report": {}}
+
+
+def _pg(url: str, **kwargs: Any) -> psycopg.Connection[Any]:
+    return psycopg.connect(url.replace("postgres://", "postgresql://", 1), **kwargs)
+
+
+class OpenSessions:
+    """``LOCK_SESSIONS`` sessions of the bench database idle in transactions, each holding
+    ``LOCK_TABLES`` tables' (and their indexes') share locks; ``LOCK_WRITERS`` of them hold an
+    open feed write (the owner's advisory lock and an xid) of another owner, as a write does."""
+
+    def __init__(self, url: str) -> None:
+        self.conns: list[psycopg.Connection[Any]] = []
+        with _pg(url, autocommit=True) as c:
+            tables = [
+                r[0]
+                for r in c.execute(
+                    "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace "
+                    "AND relkind = 'r' ORDER BY relname LIMIT %s",
+                    [LOCK_TABLES],
+                )
+            ]
+            owners = [r[0] for r in c.execute(_OWNERS, [LOCK_WRITERS])]
+        for n in range(LOCK_SESSIONS):
+            conn = _pg(url)
+            for table in tables:
+                conn.execute(f'SELECT 1 FROM "{table}" LIMIT 0')
+            if n < len(owners):
+                conn.execute("SELECT pg_advisory_xact_lock_shared(%s, %s)", [0x7464, owners[n]])
+                conn.execute("SELECT pg_current_xact_id()")
+            self.conns.append(conn)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            conn.rollback()
+            conn.close()
+
+
+_OWNERS = "SELECT id FROM auth_user WHERE username LIKE 'bench_owner_%%' ORDER BY id LIMIT %s"
+
+
+_SETTLED_TIME = """
+import json, statistics, time
+from django.db import connection
+from content.history import changes
+changes.settled({owner})
+times = []
+for _ in range(200):
+    start = time.perf_counter()
+    changes.settled({owner})
+    times.append(time.perf_counter() - start)
+with connection.cursor() as c:
+    c.execute("SELECT count(*) FROM pg_locks")
+    print(json.dumps([round(statistics.median(times) * 1000, 3), c.fetchone()[0]]))
+"""
+
+
+def _settled_ms(bench: Bench, owner: int) -> tuple[float, int]:
+    """What the feed's settled point costs a reader (median ms of 200 ``settled(owner)`` calls,
+    round trips included) and pg_locks' rows meanwhile."""
+    out = bench.server.manage("shell", "-c", _SETTLED_TIME.format(owner=owner))
+    ms, locks = json.loads(out.strip().splitlines()[-1])
+    return float(ms), int(locks)
+
+
+def _poll_ms(client: httpx.Client, reads: int) -> list[float]:
+    since = feed_end(client)
+    out = []
+    for _ in range(reads):
+        t = time.perf_counter()
+        r = client.get("/api/changes/", params={"since": since})
+        out.append((time.perf_counter() - t) * 1000)
+        r.raise_for_status()
+    return sorted(out)
+
+
+def op_locks(call: Call) -> Outcome:
+    if (skip := skip_warmup(call)) is not None:
+        return skip
+    state = call.state
+    if state["url"] is None:
+        return Outcome(True, 200)
+    url, c = state["url"], state["client"]
+    with _pg(url) as conn:
+        row = conn.execute("SELECT id FROM auth_user WHERE username = 'bench_locks'").fetchone()
+    owner = int(row[0]) if row else 0
+    reads = 20 if call.bench.quick else LOCK_READS
+    phases: dict[str, Any] = {}
+    for phase in ("quiet", "sessions", "quiet_again"):
+        sessions = OpenSessions(url) if phase == "sessions" else None
+        try:
+            lat = _poll_ms(c, reads)
+            sql_ms, locks = _settled_ms(call.bench, owner)
+        finally:
+            if sessions is not None:
+                sessions.close()
+        phases[phase] = {
+            "p50_ms": round(statistics.median(lat), 2),
+            "p95_ms": round(lat[int(len(lat) * 0.95) - 1], 2),
+            "settled_ms": sql_ms,
+            "pg_locks_rows": locks,
+        }
+    state["report"].update(open_sessions=LOCK_SESSIONS, reads=reads, **phases)
+    return Outcome(True, 200)
+
+
 # --- prune -----------------------------------------------------------------------------------------
 
 # The expired rows must be the oldest in log order, or the prune (a prefix, up to the first row
@@ -372,6 +520,13 @@ def scenarios() -> list[Scenario]:
             "issue 28, PostgreSQL: a transaction id held idle in another database for 60 s; a "
             "note every 10 s: s until its change is in the feed and at a webhook (target <= 3 s)",
             setup_xid,
+        ),
+        one_shot(
+            "feed_read_open_sessions",
+            op_locks,
+            "issue 28, PostgreSQL: an idle feed poll's p50 and the settled-point query's time, "
+            "quiet and beside 40 sessions idle in transactions holding locks",
+            setup_locks,
         ),
         one_shot(
             "prune_changes_expired",

@@ -289,12 +289,25 @@ _SETTLED_SQL = """SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
 """
 
 
+# The common case in one cheap statement: when the owner's feed lock is free (taken exclusively,
+# without waiting, after the snapshot and released when the statement's transaction ends), no
+# write of the owner is running, so everything below the snapshot's xmax is settled. Scanning
+# pg_locks costs with every lock on the server (3.4 ms beside 5 200 locks).
+_FREE_SQL = """SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+       pg_try_advisory_xact_lock(%s, %s)"""
+
+
 def settled(owner_id: Any = None) -> Settled:
     """How far ``owner_id``'s changes (everyone's when None) are settled. Reads must run in READ
     COMMITTED (Django's default): the rows are read in a later statement's snapshot."""
     if connection.vendor == "postgresql":
         key = None if owner_id is None else _owner_key(owner_id)
         with connection.cursor() as cursor:
+            if key is not None and not connection.in_atomic_block:  # the lock ends at once
+                cursor.execute(_FREE_SQL, [_FEED_LOCK_CLASS, key])
+                xmax, free = cursor.fetchone()
+                if free:
+                    return Settled(Position(int(xmax), 0))
             cursor.execute(_SETTLED_SQL, [_FEED_LOCK_CLASS, key, key])
             xmax, xmin, top, holders = cursor.fetchone()
         bound = int(xmax)

@@ -142,6 +142,30 @@ def test_another_owners_open_write_does_not_hold_back_the_feed() -> None:
 
 @postgres_only
 @pytest.mark.django_db(transaction=True)
+def test_a_feed_read_scans_the_lock_table_only_while_a_write_of_its_owner_is_open() -> None:
+    users = get_user_model().objects
+    owner, other = users.create_user(username="feed-owner"), users.create_user(username="other")
+    importing = OpenWrite(other.pk)
+    try:
+        row = _record(owner.pk)
+        with CaptureQueriesContext(connection) as quiet:
+            page = read_feed(owner_id=owner.pk, since=None, types=["note"], limit=500)
+        assert [c.pk for c in page.changes] == [row.pk]
+        writing = OpenWrite(owner.pk)
+        try:
+            with CaptureQueriesContext(connection) as busy:
+                page = read_feed(owner_id=owner.pk, since=None, types=["note"], limit=500)
+            assert [c.pk for c in page.changes] == [row.pk]
+        finally:
+            writing.finish()
+    finally:
+        importing.finish()
+    assert not [q for q in quiet.captured_queries if "pg_locks" in q["sql"]]
+    assert [q for q in busy.captured_queries if "pg_locks" in q["sql"]]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
 def test_an_owners_own_open_write_holds_back_only_its_later_changes() -> None:
     users = get_user_model().objects
     owner, other = users.create_user(username="feed-owner"), users.create_user(username="other")
