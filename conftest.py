@@ -32,6 +32,12 @@ def _no_throttling(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _index_at_once(settings: Any) -> None:
+    # The workers' poller waits for a burst of writes to end; tests poll right after a write.
+    settings.TIDDLY_INDEX_QUIET_MS = 0
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 costs ~0.5 s per user; tests create users constantly.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -86,6 +86,15 @@ def _proc_tree(pid: int) -> list[int]:
     return pids
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _status_kb(pid: int, field: str) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -165,6 +174,18 @@ class Server:
 
     def rss_kb(self) -> int:
         return sum(_status_kb(p, "VmRSS") for p in self.pids())
+
+    def web_hwm_kb(self) -> int:
+        """Peak RSS (VmHWM) of the web process alone, without its worker child and others."""
+        return _status_kb(self.proc.pid, "VmHWM") if self.proc is not None and self.alive() else 0
+
+    def cpu_s(self) -> tuple[float, float]:
+        """CPU seconds used so far by the web process and by its living children together (a
+        child that exited takes its seconds with it)."""
+        pids = self.pids()
+        if not pids:
+            return 0.0, 0.0
+        return _cpu_s(pids[0]), sum(_cpu_s(p) for p in pids[1:])
 
     def reset_hwm(self) -> bool:
         """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to clear_refs)."""

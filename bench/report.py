@@ -65,7 +65,8 @@ def format_table(rows: list[dict], rss: dict) -> str:
         ("scenario", "scenario", "<"), ("lines", "lines", ">"), ("c", "concurrency", ">"),
         ("n", "n", ">"), ("ok", "ok", ">"), ("req/s", "rps", ">"), ("p50 ms", "p50_ms", ">"),
         ("p95 ms", "p95_ms", ">"), ("p99 ms", "p99_ms", ">"), ("body B", "body_bytes_max", ">"),
-        ("peak RSS MB", "peak_rss_mb", ">"),
+        ("peak RSS MB", "peak_rss_mb", ">"), ("web RSS", "web_peak_rss_mb", ">"),
+        ("web cpu ms", "web_cpu_ms", ">"), ("child cpu s", "children_cpu_s", ">"),
     ]  # fmt: skip
     cells = [[h for h, _, _ in cols]]
     for r in rows:
@@ -84,9 +85,11 @@ def format_table(rows: list[dict], rss: dict) -> str:
     lines.append(
         "server peak RSS (VmHWM) per group" + ("" if rss["reset"] else " (cumulative)") + ":"
     )
+    web = rss.get("web_groups", {})
     for g, v in rss["groups"].items():
         lines.append(
             f"  {g:<14} {v:>8.1f} MB   (cumulative VmHWM after it: {rss['after'][g]:.1f} MB)"
+            + (f"; web process alone {web[g]:.1f} MB" if g in web else "")
         )
     lines.append(f"  {'overall':<14} {rss['overall_peak_mb']:>8.1f} MB")
     flagged = [r for r in rows if r["problems"] or r["errors"]]

@@ -226,8 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         after_group: dict[str, float] = {}
         overall = 0.0
         cumulative = 0.0
+        web_group_peak: dict[str, float] = {}
         for group, items in groups.items():
-            peak = 0.0
+            peak = web_peak = 0.0
             for sc, size in items:
                 setup_started = time.perf_counter()
                 state = sc.setup(bench, size)
@@ -247,7 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     rss_reset = server.reset_hwm() and rss_reset
                     log(f"{sc.name} lines={size} c={conc} ...")
                     row_started = time.perf_counter()
+                    web_cpu, child_cpu = server.cpu_s()
                     row = run_row(bench, sc, size, conc, state)
+                    web_cpu_after, child_cpu_after = server.cpu_s()
                     row["group"] = group
                     # How long the row took to run, its checks included (and its setup, shared
                     # by the scenario's concurrency levels, counted with the first).
@@ -256,6 +259,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     setup_s = 0.0
                     row["peak_rss_mb"] = round(server.hwm_kb() / 1024, 1)
                     row["rss_after_mb"] = round(server.rss_kb() / 1024, 1)
+                    row["web_peak_rss_mb"] = round(server.web_hwm_kb() / 1024, 1)
+                    # CPU the web process spent per request (its own work, less sensitive to
+                    # the machine's load than req/s) and what its children spent meanwhile.
+                    row["web_cpu_ms"] = (
+                        round((web_cpu_after - web_cpu) * 1000 / row["n"], 2) if row["n"] else None
+                    )
+                    row["children_cpu_s"] = round(max(0.0, child_cpu_after - child_cpu), 2)
+                    web_peak = max(web_peak, row["web_peak_rss_mb"])
                     peak = max(peak, row["peak_rss_mb"])
                     overall = max(overall, peak)
                     cumulative = max(cumulative, peak)
@@ -267,12 +278,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"{row['elapsed_s']} s" + (" PROBLEMS" if row["problems"] else "")
                     )
             group_peak[group] = round(peak, 1)
+            web_group_peak[group] = round(web_peak, 1)
             after_group[group] = round(cumulative, 1)
 
         journal_mode = sqlite_journal_mode(db_url) if vendor == "sqlite" else None
         rss = {
             "reset": rss_reset,
             "groups": group_peak,
+            "web_groups": web_group_peak,
             "after": after_group,
             "overall_peak_mb": round(overall, 1),
             "note": "per-row/per-group peaks: VmHWM reset via /proc/PID/clear_refs before each row"

@@ -305,6 +305,11 @@ TIDDLY_EMBEDDINGS_BATCH = env_int("TIDDLY_EMBEDDINGS_BATCH", 64, minimum=1)
 # ... and at most this many characters of content per batch (one larger item is a batch alone).
 TIDDLY_EMBEDDINGS_BATCH_CHARS = env_int("TIDDLY_EMBEDDINGS_BATCH_CHARS", 4_000_000, minimum=1)
 TIDDLY_EMBEDDINGS_RETRY_SECONDS = env_int("TIDDLY_EMBEDDINGS_RETRY_SECONDS", 30, minimum=1)
+# Writes come in bursts: the workers index marked items once no write has marked one for this
+# many ms, or once the first mark has waited TIDDLY_INDEX_WAIT_MS (an edit stays findable within
+# SPEC §16's 5 s; a note edited 200 times in a row is cut and embedded a few times, not 200).
+TIDDLY_INDEX_QUIET_MS = env_int("TIDDLY_INDEX_QUIET_MS", 1000, minimum=0)
+TIDDLY_INDEX_WAIT_MS = env_int("TIDDLY_INDEX_WAIT_MS", 2000, minimum=0)
 # Megabytes of in-memory search indexes one process holds, all owners together (SPEC §16).
 TIDDLY_SEARCH_MEMORY_MB = env_int("TIDDLY_SEARCH_MEMORY_MB", 256, minimum=1)
 # The cosine below which semantic/hybrid leave an item out; unset = the model's calibrated floor.

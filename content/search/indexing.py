@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,9 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.db.models.functions import Length
+from django.utils import timezone
 from django_tasks import task
 
 from content import item_types
@@ -64,15 +67,35 @@ def schedule(delay: float = 0) -> None:
     enqueue(index_task, delay=delay)
 
 
+#: When this worker process first saw marks waiting (monotonic seconds), None when it saw none.
+_waiting_since: float | None = None
+
+
 def poll_marks() -> None:
     """The task workers' poller (about once a second): queue the indexing when items are marked
-    and no run of it is queued or running. Writes only mark, so they pay no queue row, and a
-    burst of writes is indexed by one run. Nothing is queued while finding by meaning is off
-    (the marks wait for it to be on) or while ``reindex`` indexes."""
+    and no run of it is queued or running — once the marks have been still for
+    ``TIDDLY_INDEX_QUIET_MS`` or the first has waited ``TIDDLY_INDEX_WAIT_MS``. Writes only mark,
+    so they pay no queue row, and a burst of writes is indexed by one run (an item edited many
+    times in it, once) while the requests of the burst have the CPU and SQLite's write lock to
+    themselves. Nothing is queued while finding by meaning is off (the marks wait for it to be
+    on) or while ``reindex`` indexes."""
+    global _waiting_since
     if settings.TIDDLY_EMBEDDINGS == "off" or is_held(INDEX_LEASE):
         return
-    if SearchDirty.objects.exists() and not is_queued(index_task):
+    newest = SearchDirty.objects.aggregate(newest=Max("marked_at"))["newest"]
+    if newest is None:
+        _waiting_since = None
+        return
+    now = time.monotonic()
+    if _waiting_since is None:
+        _waiting_since = now
+    still = (timezone.now() - newest).total_seconds() * 1000
+    waited = (now - _waiting_since) * 1000
+    if still < settings.TIDDLY_INDEX_QUIET_MS and waited < settings.TIDDLY_INDEX_WAIT_MS:
+        return
+    if not is_queued(index_task):
         schedule()
+    _waiting_since = None
 
 
 # --- indexing -----------------------------------------------------------------------------------

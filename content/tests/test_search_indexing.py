@@ -106,3 +106,33 @@ def test_writes_only_mark_and_the_poller_queues_one_run(api: Any) -> None:
     runs.update(status="SUCCESSFUL")
     search_index.poll_marks()  # nothing marked any more: nothing queued
     assert runs.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_poller_waits_for_a_burst_of_writes_then_for_its_first_mark_at_most(
+    api: Any, settings: Any, monkeypatch: Any
+) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    settings.TIDDLY_INDEX_QUIET_MS = 60_000
+    settings.TIDDLY_INDEX_WAIT_MS = 60_000
+    runs = DBTaskResult.objects.filter(task_path=search_index.index_task.module_path)
+    runs.delete()
+    monkeypatch.setattr(search_index, "_waiting_since", None)
+    note = make_note(api, "Burst", "first")
+    search_index.poll_marks()
+    for n in range(3):  # the agent keeps editing: the marks are never still
+        assert (
+            api.patch(f"/api/notes/{note}/", {"content": f"edit {n}"}, format="json").status_code
+            == 200
+        )
+        search_index.poll_marks()
+    assert runs.count() == 0
+    settings.TIDDLY_INDEX_WAIT_MS = 0  # the first mark has waited long enough
+    search_index.poll_marks()
+    assert runs.count() == 1
+    runs.delete()
+    settings.TIDDLY_INDEX_WAIT_MS = 60_000
+    settings.TIDDLY_INDEX_QUIET_MS = 0  # or the writes have stopped
+    search_index.poll_marks()
+    assert runs.count() == 1
