@@ -186,3 +186,20 @@ def test_a_person_without_staff_rights_uses_their_library(
     browser.get(f"{base}/library/note/{theirs.pk}/")
     assert "Sam's diary" not in browser.page_source
     assert "not found" in browser.title.lower() or "404" in browser.page_source
+
+    # Link the note to the captured page with the picker: search, then one button (no script).
+    create_item(owner=other, model=Note, actor=ACTOR,
+                data={"title": "Sam's sourdough secrets", "content": "sourdough"})  # fmt: skip
+    browser.get(note_page)
+    browser.find_element(By.ID, "link-q").send_keys("sourdough")
+    _submit(browser, "#link-q + button")
+    assert browser.current_url.startswith(f"{base}/library/note/{note.pk}/links/?q=sourdough")
+    picks = [a.text for a in browser.find_elements(By.CSS_SELECTOR, ".picks a")]
+    assert picks == ["How to keep a sourdough starter"]  # Sam's items never show
+    _check(browser, axe_source, "links")
+    _submit(browser, ".picks button")
+    assert "Linked." in browser.find_element(By.CSS_SELECTOR, ".messages").text
+    assert "(linked)" in browser.find_element(By.CSS_SELECTOR, ".picks").text
+    browser.get(note_page)
+    linked = browser.find_element(By.CSS_SELECTOR, "[aria-labelledby=links-heading] ul").text
+    assert "How to keep a sourdough starter" in linked

@@ -16,7 +16,7 @@ from content.library import web
 from content.queries import ItemRef
 from content.services import capture as capture_service
 from content.services import relationships, sharing
-from tiddly.errors import TiddlyError, ValidationFailed
+from tiddly.errors import NotFound, TiddlyError, ValidationFailed
 
 Action = Callable[[HttpRequest, Any, ItemRef], tuple[str, str | None]]
 _LIBRARY_PATH = re.compile(r"/library/(?P<type>[a-z]+)/(?P<id>[0-9a-fA-F-]{36})/?")
@@ -69,18 +69,25 @@ def _add_tag(request: HttpRequest, owner: Any, ref: ItemRef) -> tuple[str, str |
 
 
 def _link(request: HttpRequest, owner: Any, ref: ItemRef) -> tuple[str, str | None]:
-    """Link to another of the person's items, named by type and id or by its library address."""
+    """Link to another of the person's items, named by type and id (the picker's and related
+    items' buttons: another person's item is a 404) or by a pasted library address (a mistyped
+    one is said on the page)."""
     target_type, target_id = request.POST.get("target_type", ""), request.POST.get("target_id", "")
-    found = _LIBRARY_PATH.search(request.POST.get("target") or "")
-    if found:
-        target_type, target_id = found["type"], found["id"]
+    pasted = _LIBRARY_PATH.search(request.POST.get("target") or "")
+    if pasted:
+        target_type, target_id = pasted["type"], pasted["id"]
     if not target_type or not target_id:
         raise ValidationFailed({"target": ["Paste the library address of the item to link, "
                                            "e.g. /library/note/0190…/."]})  # fmt: skip
     source = relationships.End(ref.model.type_name, ref.pk)
     target = relationships.End.parse(target_type, target_id, "target")
-    _, made = relationships.create_link(owner=owner, source=source, target=target,
-                                        description=None, actor=web.ACTOR)  # fmt: skip
+    try:
+        _, made = relationships.create_link(owner=owner, source=source, target=target,
+                                            description=None, actor=web.ACTOR)  # fmt: skip
+    except NotFound:
+        if not pasted:
+            raise
+        raise ValidationFailed({"target": ["None of your items has that address."]}) from None
     return ("Linked." if made else "They were linked already."), None
 
 
@@ -132,7 +139,7 @@ def item_action(request: HttpRequest, type_name: str, pk: str, action: str) -> H
     try:
         message, to = run(request, owner, ref)
     except TiddlyError as error:
-        if error.status_code == 404 and action not in ("link", "unlink"):
+        if error.status_code == 404 and action != "unlink":
             raise
         return web.failed(request, error, home)
     return web.done(request, message, to or home)

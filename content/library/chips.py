@@ -1,19 +1,22 @@
-"""The list page's tag chips, cached per owner (issue 30's 10 000-item target).
+"""The list page's tag chips, cached per owner (issue 30's 10 000-item target), and the list's
+count from the same query.
 
 Counting every active item's tags on each request cost more than the page itself. The counts are
 kept in the cache under a key that holds a change marker — each type's newest ``updated_at`` and
-item count, read from the ``(owner, -updated_at)`` index in one query — so an edit, a new item or
-a purge misses at once. What moves no ``updated_at`` (a tag renamed or deleted, an archive date
-reached) shows at most ``TTL`` seconds late.
+item count — so an edit, a new item or a purge misses at once. What moves no ``updated_at`` (a tag
+renamed or deleted, an archive date reached) shows at most ``TTL`` seconds late. The query that
+reads the marker scans the owner's rows anyway, so it also counts the rows the list keeps (its
+views, tags and saved filter): the list needs no count query of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, IntegerField, Max, Value
 
 from content import item_types, queries
 from content.queries.lists import TagCount
@@ -21,26 +24,36 @@ from content.queries.lists import TagCount
 TTL = 60
 
 
-def marker(owner: Any, types: list[str]) -> str:
-    """A digest of each type's (newest ``updated_at``, item count): one UNION ALL query."""
-    parts = [
-        item_types.model_for(name)
-        ._default_manager.filter(owner=owner)
-        .values("owner")
-        .annotate(newest=Max("updated_at"), n=Count("*"))
-        .values_list("newest", "n")
-        .order_by()
-        for name in types
-    ]
+@dataclass(frozen=True)
+class Survey:
+    marker: str  # a digest of each type's (newest ``updated_at``, item count)
+    listed: int  # the items a list with these parameters holds, ``q`` aside
+
+
+def survey(owner: Any, types: list[str], params: queries.ListParams | None = None) -> Survey:
+    """The change marker and the list's count: one UNION ALL query, one row per type."""
+    parts = []
+    for name in types:
+        model = item_types.model_for(name)
+        listed: Any = Value(0, output_field=IntegerField())
+        if params is not None and params.includes(name):
+            listed = Count("pk", filter=queries.listed_q(model, params))
+        rows = model._default_manager.filter(owner=owner).values("owner").order_by()
+        parts.append(
+            rows.annotate(newest=Max("updated_at"), n=Count("*"), listed=listed).values_list(
+                "newest", "n", "listed"
+            )
+        )
     if not parts:
-        return ""
-    union = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
-    return hashlib.sha256(repr(sorted(map(repr, union))).encode()).hexdigest()[:24]
+        return Survey("", 0)
+    found = list(parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0])
+    digest = hashlib.sha256(repr(sorted(repr(r[:2]) for r in found)).encode()).hexdigest()[:24]
+    return Survey(digest, sum(r[2] for r in found))
 
 
-def top_tags(owner: Any, types: list[str], limit: int) -> list[TagCount]:
-    """``queries.top_tags``, served from the cache while the owner's items are unchanged."""
-    key = f"library-chips:{owner.pk}:{','.join(sorted(types))}:{limit}:{marker(owner, types)}"
+def top_tags(owner: Any, types: list[str], limit: int, marker: str) -> list[TagCount]:
+    """``queries.top_tags``, served from the cache while ``marker`` (``survey``'s) is unchanged."""
+    key = f"library-chips:{owner.pk}:{','.join(sorted(types))}:{limit}:{marker}"
     found = cache.get(key)
     if found is None:
         found = queries.top_tags(owner, types, limit)

@@ -1,9 +1,10 @@
 """``GET /library/``: one list across types or per type, with search, tags, views, saved
 filters, sort and paging (SPEC §9).
 
-Without a search the page is ``queries.list_content`` (a UNION of the types' sort columns, then
-each type's page rows, tags and captures in one query each); with one it is the ranked page of
-``/api/search/`` (hybrid by default). Either way a page costs the same few queries whatever the
+Without a search the page is ``queries.content_page`` (a UNION of the types' sort columns, then
+each type's page rows, tags and captures in one query each; the count comes with the tag chips'
+change marker, ``chips.survey``); with one it is the ranked page of ``/api/search/`` (hybrid by
+default). Either way a page costs the same few queries whatever the
 number of items (a test counts them).
 """
 
@@ -18,6 +19,7 @@ from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 
 from content import item_types, queries
 from content.errors import SearchUnavailable
@@ -25,6 +27,7 @@ from content.library import chips as tag_chips
 from content.library import finding, web
 from content.models import Item, ItemState
 from content.models.organise import SortKey
+from content.templatetags.tiddly_time import time_html
 from tiddly.errors import TiddlyError
 
 PER_PAGE = 50
@@ -67,10 +70,14 @@ def type_choices() -> list[tuple[str, str]]:
 
 @dataclass
 class Row:
-    """One line of the list: the item and what the template shows of it."""
+    """One line of the list: what the template shows of an item, worked out here (the template
+    renders 50 of them: each lookup or filter there costs more than the same work in Python)."""
 
     item: Item
     title: str
+    href: str
+    tags: list[str]
+    changed: str
     capture: Any = None
     snippet: str = ""
 
@@ -82,9 +89,16 @@ def capture_of(item: Item) -> Any:
         return None
 
 
-def row(item: Item, snippet: str = "") -> Row:
-    title = item.display_title() or f"Untitled {item.type_name}"
-    return Row(item=item, title=title, capture=capture_of(item), snippet=snippet)
+def row(item: Item, snippet: str = "", *, home: str = "/library/") -> Row:
+    return Row(
+        item=item,
+        title=item.display_title() or f"Untitled {item.type_name}",
+        href=f"{home}{item.type_name}/{item.pk}/",  # the ``library-item`` path, without reverse()
+        tags=item.tag_names(),
+        changed=time_html(item.updated_at),
+        capture=capture_of(item),
+        snippet=snippet,
+    )
 
 
 @web.library_view
@@ -111,22 +125,24 @@ def library_list(request: HttpRequest) -> HttpResponse:
     }
     status = 200
     chosen: list[str] = data["tags"]
+    home = reverse("library")
     try:
         params = queries.list_params(owner, data)
         chosen = params.tags
+        context["survey"] = survey = tag_chips.survey(owner, types, params)
         if params.q:
             found = finding.listed(owner, types, params, mode=form.value("mode", "hybrid"))
             context["rows"] = [
-                row(item, match.get("snippet", "")) for item, _, match in found.items
+                row(item, match.get("snippet", ""), home=home) for item, _, match in found.items
             ]
             context["total"] = found.count
             if found.degraded:
                 messages.warning(request, "Search by meaning is unavailable: these are matches "
                                  "of your words only.")  # fmt: skip
         else:
-            total, items = queries.list_content(owner, types, params)
-            context["rows"] = [row(item) for item in items]
-            context["total"] = total
+            items = queries.content_page(owner, types, params)
+            context["rows"] = [row(item, home=home) for item in items]
+            context["total"] = survey.listed
     except SearchUnavailable as error:
         messages.error(request, error.message)
     except TiddlyError as error:  # a saved filter that is not the person's, a bad tag
@@ -144,10 +160,11 @@ def _page_context(request: HttpRequest, form: ListForm, context: dict[str, Any])
     query.pop("page", None)
     chosen = set(context.get("tags", []))
     types = context.get("types") or item_types.type_names()
+    survey = context.get("survey") or tag_chips.survey(owner, types)
     chips = [
         {"name": t["name"], "count": t["count"], "on": t["name"] in chosen,
          "href": _toggled(query, t["name"])}
-        for t in tag_chips.top_tags(owner, types, TAG_CHIPS)
+        for t in tag_chips.top_tags(owner, types, TAG_CHIPS, survey.marker)
     ]  # fmt: skip
     known = {c["name"] for c in chips}
     chips += [{"name": n, "count": None, "on": True, "href": _toggled(query, n)}

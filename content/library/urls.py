@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from content.library import actions, editing, listing, reading
+from content.library import actions, editing, linking, listing, reading
 
 urlpatterns = [
     path("library/", listing.library_list, name="library"),
@@ -18,6 +18,7 @@ urlpatterns = [
         name="library-version",
     ),
     path("library/<str:type_name>/<str:pk>/related/", reading.related_page, name="library-related"),
+    path("library/<str:type_name>/<str:pk>/links/", linking.links_page, name="library-links"),
     path(
         "library/<str:type_name>/<str:pk>/<str:action>/", actions.item_action, name="library-action"
     ),

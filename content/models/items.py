@@ -119,12 +119,19 @@ class Item(models.Model):
 
     def display_title(self) -> str | None:
         """How every door names the item (SPEC §9: the library, the admin, related items,
-        exports): its title, else what its type falls back to (``untitled_name``)."""
-        return (self.title or "").strip() or self.untitled_name()
-
-    def untitled_name(self) -> str | None:
+        exports, the MCP overview): its title, else what its type falls back to."""
         fallback = self.title_fallback
-        return getattr(self, fallback, None) if fallback else None
+        return self.title_of(self.title, getattr(self, fallback, None) if fallback else None)
+
+    @classmethod
+    def title_of(cls, title: str | None, fallback: str | None) -> str | None:
+        """``display_title`` from the two values it reads (a list that selected only those):
+        the title, else ``untitled_name`` of the ``title_fallback`` field's value."""
+        return (title or "").strip() or cls.untitled_name(fallback)
+
+    @classmethod
+    def untitled_name(cls, fallback: str | None) -> str | None:
+        return fallback or None
 
     @property
     def is_deleted(self) -> bool:
@@ -205,11 +212,13 @@ class Bookmark(Item):
     def __str__(self) -> str:
         return self.display_title() or self.url
 
-    def untitled_name(self) -> str | None:
-        # A capture fills a blank title with the page's; without one the URL's host and path.
-        parts = urlsplit(self.url or "")
+    @classmethod
+    def untitled_name(cls, fallback: str | None) -> str | None:
+        # A capture fills a blank title with the page's (services.capture._apply); without one,
+        # the URL's host and path.
+        parts = urlsplit(fallback or "")
         if not parts.netloc:
-            return self.url or None
+            return fallback or None
         shown = parts.netloc + parts.path.rstrip("/")
         return shown + ("?" + parts.query if parts.query else "")
 

@@ -71,24 +71,32 @@ def parse_pk(value: object, model: type[Item]) -> uuid.UUID:
 def get_owned(owner: Owner, ref: ItemRef) -> Item:
     """The owner's item with its content: by id in any state (GET shows the trash too), by name
     among active items only. Anything else — including another owner's item — is not found."""
-    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
-    if ref.name is not None:
-        qs = qs.active()
-    item = queries.one_with_content(qs)
+    item = queries.one_with_content(_owned_ref(owner, ref))
     if item is None:
         raise ref.not_found()
     return item
 
 
-def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
-    """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
-    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
-    if ref.name is not None:
-        qs = qs.active()
-    found = queries.one(qs.only("id", "owner", "deleted_at"))
+def get_owned_opening(owner: Owner, ref: ItemRef, chars: int) -> tuple[Item, bool]:
+    """``get_owned`` for a reader of the first lines: ``(item, complete)``, where a large content
+    that no cache holds comes as its first ``chars`` characters only (``complete`` false)."""
+    found = queries.one_with_opening(_owned_ref(owner, ref), chars)
     if found is None:
         raise ref.not_found()
     return found
+
+
+def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
+    """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
+    found = queries.one(_owned_ref(owner, ref).only("id", "owner", "deleted_at"))
+    if found is None:
+        raise ref.not_found()
+    return found
+
+
+def _owned_ref(owner: Owner, ref: ItemRef) -> Any:
+    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
+    return qs.active() if ref.name is not None else qs
 
 
 # --- an item's page: the item and the items linked to it ----------------------------------------

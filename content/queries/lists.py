@@ -125,6 +125,40 @@ def one_with_content(qs: QuerySet) -> Any:
     return item
 
 
+def one_with_opening(qs: QuerySet, chars: int) -> tuple[Any, bool] | None:
+    """Like ``one_with_content`` for a reader of the first lines: ``(item, complete)``.
+
+    On PostgreSQL a large content that the content cache does not hold comes as its first
+    ``chars`` characters (``complete`` false): PostgreSQL then decompresses only those, where a
+    6 MB content takes it ~30 ms to decompress whole. Anything else comes whole.
+    """
+    if not uses_fts() or not settings.TIDDLY_CONTENT_CACHE_CHARS:
+        item = one(qs)
+        return None if item is None else (item, True)
+    column = f'"{qs.model._meta.db_table}"."content"'
+    threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
+    large = f"pg_column_size({column}) >= %s"
+    item = one(
+        qs.defer("content").annotate(
+            small_content=RawSQL(f"CASE WHEN NOT {large} THEN {column} END", [threshold]),
+            opening=RawSQL(
+                f"CASE WHEN {large} THEN substr({column}, 1, %s) END", [threshold, chars + 1]
+            ),
+        )
+    )
+    if item is None:
+        return None
+    if item.opening is None:  # small (or null): it came whole
+        item.content = item.small_content
+        return item, True
+    cached = content_cache.contents.get(content_cache.key(item))
+    if cached is not None or len(item.opening) <= chars:
+        item.content = cached if cached is not None else item.opening
+        return item, True
+    item.content = item.opening[:chars]
+    return item, False
+
+
 def uses_fts() -> bool:
     return connection.vendor == "postgresql"
 
@@ -132,16 +166,22 @@ def uses_fts() -> bool:
 # --- lists --------------------------------------------------------------------------------------
 
 
-def filtered_items(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
+def listed_q(model: type[Item], params: ListParams) -> Q:
+    """What a list keeps of the owner's items of one type before ``q``: its views, tags and saved
+    filter as one condition (an aggregate's ``filter`` can count it)."""
     now = timezone.now()
-    views = Q()
+    condition = Q()
     for view in params.views:
-        views |= state_q(view, now)
-    qs: QuerySet = owned(owner, model).filter(views)
+        condition |= state_q(view, now)
     if params.tags:
-        qs = qs.filter(pk__in=_tagged_ids(model, params.tags, params.tag_match))
+        condition &= Q(pk__in=_tagged_ids(model, params.tags, params.tag_match))
     if params.filter_groups:
-        qs = qs.filter(groups_q(model, params.filter_groups))
+        condition &= groups_q(model, params.filter_groups)
+    return condition
+
+
+def filtered_items(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
+    qs: QuerySet = owned(owner, model).filter(listed_q(model, params))
     if params.q:
         qs = _search(qs, model, params.q, whole_content=params.q_whole_content)
     else:
@@ -311,7 +351,9 @@ def ordering(params: ListParams) -> list[Any]:
     return [o.desc() if desc else o.asc() for o in order]
 
 
-def _list_columns(qs: QuerySet, model: type[Item]) -> QuerySet:
+def _list_columns(qs: QuerySet, model: type[Item], preview: bool = True) -> QuerySet:
+    if not preview:  # the library's rows: no content length, opening or share link
+        return qs.defer("content")
     return qs.defer("content").annotate(
         content_length=Length("content"),
         content_head=Substr("content", 1, PREVIEW_CHARS),
@@ -374,20 +416,41 @@ def _total(qs: Any, params: ListParams, shown: int) -> int:
 
 def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int, list[Item]]:
     """One ordered, paginated list over several item types (a UNION of their id/sort columns)."""
-    union = union_rows(owner, types, params)
-    if union is None:
+    parts = _union_parts(owner, types, params)
+    if not parts:
         return 0, []
-    rows = list(union.order_by(*ordering(params))[params.offset : params.offset + params.limit])
-    return _total(union, params, len(rows)), load_rows(owner, rows)
+    rows = _page_rows(parts, params)
+    return _total(_union(parts), params, len(rows)), load_rows(owner, rows)
+
+
+def content_page(owner: Any, types: list[str], params: ListParams) -> list[Item]:
+    """``list_content``'s page without its count or its items' content previews and share links:
+    the library's list (which counts with its tag chips' query)."""
+    parts = _union_parts(owner, types, params)
+    return load_rows(owner, _page_rows(parts, params), preview=False) if parts else []
+
+
+def _page_rows(parts: list[Any], params: ListParams) -> list[dict[str, Any]]:
+    """The page's id/sort rows. Where the database takes ORDER BY and LIMIT inside a UNION's parts
+    (PostgreSQL), each type's part first keeps only the rows the page can need, read in order
+    from its (owner, sort) index: a first page sorts 50 rows a type instead of all of them."""
+    order = ordering(params)
+    end = params.offset + params.limit
+    if len(parts) > 1 and connection.features.supports_slicing_ordering_in_compound:
+        parts = [part.order_by(*order)[:end] for part in parts]
+    return list(_union(parts).order_by(*order)[params.offset : end])
 
 
 def item_lines(owner: Any, types: list[str], params: ListParams) -> list[dict[str, Any]]:
     """One page as ``{id, kind, handle, shown_title}`` rows in one query, without a count or
-    tags: what an overview lists. ``handle`` is the type's ``name_field`` (a prompt's name)."""
-    union = union_rows(owner, types, params, lines=True)
-    if union is None:
-        return []
-    return list(union.order_by(*ordering(params))[params.offset : params.offset + params.limit])
+    tags: what an overview lists. ``handle`` is the type's ``name_field`` (a prompt's name);
+    ``shown_title`` the display title every door shows (``Item.title_of``)."""
+    parts = _union_parts(owner, types, params, lines=True)
+    rows = _page_rows(parts, params) if parts else []
+    for row in rows:
+        model = item_types.model_for(row["kind"])
+        row["shown_title"] = model.title_of(row.pop("title"), row.pop("fallback"))
+    return rows
 
 
 _ROW = ("id", "kind", "created_at", "updated_at", "last_used_at", "sort_title", "rank")
@@ -402,9 +465,18 @@ def union_rows(
     """The UNION of each type's filtered id/sort columns, or None when no type is left.
     ``ranking``: only the columns ordering by relevance needs (a search reads 1 000 rows: each
     timestamp costs ~20 µs to load)."""
+    parts = _union_parts(owner, types, params, lines=lines, ranking=ranking)
+    return _union(parts) if parts else None
+
+
+def _union(parts: list[Any]) -> Any:
+    return parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+
+
+def _union_parts(
+    owner: Any, types: list[str], params: ListParams, *, lines: bool = False, ranking: bool = False
+) -> list[Any]:
     types = [t for t in types if params.includes(t)]
-    if not types:
-        return None
     parts = []
     for type_name in types:
         model = item_types.model_for(type_name)
@@ -417,19 +489,16 @@ def union_rows(
             columns = _ROW
         if lines:
             qs = qs.annotate(**_line_columns(model))
-            columns = (*_ROW, "handle", "shown_title")
+            columns = (*_ROW, "handle", "title", "fallback")
         parts.append(qs.values(*columns).order_by())
-    return parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+    return parts
 
 
 def _line_columns(model: type[Item]) -> dict[str, Any]:
     none = Cast(Value(None), output_field=TextField())
     fallback = Cast(F(model.title_fallback), TextField()) if model.title_fallback else none
     handle = Cast(F(model.name_field), TextField()) if model.name_field else none
-    return {
-        "handle": handle,
-        "shown_title": Coalesce(NullIf(F("title"), Value("")), fallback, output_field=TextField()),
-    }
+    return {"handle": handle, "fallback": fallback}
 
 
 def active_tagged(owner: Any, model: type[Item], tags: list[str], tag_match: str) -> QuerySet:
@@ -445,14 +514,14 @@ def active_counts(owner: Any, types: list[str]) -> dict[str, int]:
     return {t: owned(owner, item_types.model_for(t)).active().count() for t in types}
 
 
-def load_rows(owner: Any, rows: list[dict[str, Any]]) -> list[Item]:
+def load_rows(owner: Any, rows: list[dict[str, Any]], *, preview: bool = True) -> list[Item]:
     by_type: dict[str, list[Any]] = {}
     for row in rows:
         by_type.setdefault(row["kind"], []).append(row["id"])
     loaded: dict[Any, Item] = {}
     for type_name, ids in by_type.items():
         model = item_types.model_for(type_name)
-        qs = _list_columns(owned(owner, model).filter(pk__in=ids), model).prefetch_related(
+        qs = _list_columns(owned(owner, model).filter(pk__in=ids), model, preview).prefetch_related(
             *_related(model)
         )
         loaded.update({item.pk: item for item in attach_tags(model, list(qs))})

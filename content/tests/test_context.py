@@ -83,3 +83,14 @@ def test_other_types_and_inactive_items_are_left_out(owner: Any) -> None:
     assert "live" in text
     assert "binned" not in text
     assert "prompt" not in text
+
+
+def test_an_untitled_item_is_named_by_the_one_display_title(owner: Any) -> None:
+    """The overview names an item as the library, the admin and the exports do
+    (``Item.display_title``): the URL's host and path, not the raw URL; a blank title falls
+    back too."""
+    Bookmark.objects.create(owner=owner, title="", url="https://example.com/guide/")
+    Bookmark.objects.create(owner=owner, title="   ", url="https://blank.example.org/x?y=1")
+    text = context.overview(owner, types=CONTENT, recent=10)["markdown"]
+    shown = {line.split(" — ", 1)[1] for line in text.splitlines() if " — " in line}
+    assert shown == {"example.com/guide", "blank.example.org/x?y=1"}

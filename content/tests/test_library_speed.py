@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from content import queries
 from content.library import reading
 from content.models import Note
 from content.queries import ItemRef
+from content.queries import cache as content_cache
 from content.search import related
 from content.services import update_item
 from content.tests.test_library_pages import ACTOR, note, page
@@ -118,3 +120,58 @@ def test_a_rendered_window_is_kept_until_the_item_changes(
     assert "Second heading" in body
     assert "First heading" not in body
     assert len(rendered) == 2
+
+
+def _large(settings: Any) -> None:
+    """Every content counts as large (PostgreSQL: read through the content cache)."""
+    settings.TIDDLY_CONTENT_CACHE_MIN_BYTES = 1
+    content_cache.contents.clear()
+    reading.rendered.clear()
+
+
+def test_the_first_window_of_a_large_note_reads_only_its_opening(
+    browser: Client, owner: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL decompresses only the opening for the first page (nothing whole is fetched,
+    so nothing lands in the content cache); "Continue" reads the content whole. SQLite reads
+    every content whole."""
+    _large(settings)
+    monkeypatch.setattr(reading, "OPENING_CHARS", 5000)  # 200 lines of this note, not 1 000
+    item = note(owner, "Long", "\n".join(f"line number {i}" for i in range(1, 1001)))
+    content_cache.contents.clear()  # as in a process that has not read it yet
+    body = browser.get(page(item)).content.decode()
+    assert "line number 200<" in body
+    assert "line number 201" not in body
+    assert "?start=201" in body
+    opening_only = connection.vendor == "postgresql"
+    assert ("of 1000" in body) is not opening_only  # an opening does not tell what follows
+    if opening_only:
+        assert content_cache.contents.get(content_cache.key(item)) is None
+    second = browser.get(page(item) + "?start=201").content.decode()
+    assert "Lines 201\u2013400 of 1000" in second
+    assert "line number 201\n" in second
+    assert "line number 401" not in second
+
+
+def test_lines_too_long_for_the_opening_are_read_whole(
+    browser: Client, owner: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _large(settings)
+    monkeypatch.setattr(reading, "OPENING_CHARS", 100)
+    long_line = "word " * 40
+    item = note(owner, "Wide", "\n".join(f"{i} {long_line}" for i in range(1, 301)))
+    body = browser.get(page(item)).content.decode()
+    assert "Lines 1\u2013200 of 300" in body
+    assert f"200 {long_line.strip()}" in body
+    assert "201 word" not in body
+
+
+def test_a_large_note_that_fits_its_opening_is_shown_whole(
+    browser: Client, owner: Any, settings: Any
+) -> None:
+    _large(settings)
+    item = note(owner, "Short", "alpha\nbeta\ngamma")
+    body = browser.get(page(item)).content.decode()
+    assert "gamma" in body
+    assert "Continue from line" not in body
+    assert "Lines 1" not in body

@@ -80,7 +80,8 @@ def test_get_context_is_scoped_and_every_item_line_is_actionable(
     text = result["markdown"]
     assert result["counts"] == {"bookmark": 1, "note": 1}
     assert f"- note {organised['note'].pk} — Work note" in text
-    assert f"- bookmark {organised['bookmark'].pk} — https://example.com/" in text
+    # An untitled bookmark is named as everywhere else (Item.display_title): host and path.
+    assert f"- bookmark {organised['bookmark'].pk} — example.com\n" in text
     assert f"filter_id {organised['content_filter'].pk}" in text
     assert "triage" not in text
     assert "Their note" not in text
