@@ -47,20 +47,28 @@ def short(row: str, fields: tuple[str, ...]) -> str:
     )
 
 
-def piece(row: str) -> str:
+def piece(row: str, size: int = PIECE) -> str:
     # A blob's substr is by byte and costs no walk through the text before it.
-    return f"substr(CAST(coalesce({row}content,'') AS BLOB), n.i * {PIECE} + 1, {PIECE + OVERLAP})"
+    return f"substr(CAST(coalesce({row}content,'') AS BLOB), n.i * {size} + 1, {size + OVERLAP})"
 
 
-def pieces(row: str) -> str:
+def pieces(row: str, size: int = PIECE) -> str:
     # How many pieces (at least one, for the short fields): computed once per statement.
     return (
-        f"(SELECT max(1, (length(CAST(coalesce({row}content,'') AS BLOB)) + {PIECE - 1})"
-        f" / {PIECE}))"
+        f"(SELECT max(1, (length(CAST(coalesce({row}content,'') AS BLOB)) + {size - 1})"
+        f" / {size}))"
     )
 
 
-def rows(table: str, fields: tuple[str, ...], row: str, *, delete: bool, where: str = "") -> str:
+def rows(
+    table: str,
+    fields: tuple[str, ...],
+    row: str,
+    *,
+    delete: bool,
+    where: str = "",
+    size: int = PIECE,
+) -> str:
     """INSERT … SELECT of the word rows of ``row`` (``new.``/``old.``/``t.``), or of their
     'delete' commands (a contentless FTS5 table forgets a row given the text it indexed)."""
     words = f'"{table}_words"'
@@ -72,23 +80,30 @@ def rows(table: str, fields: tuple[str, ...], row: str, *, delete: bool, where: 
     source = f"{NUMBERS} n"
     if row == "t.":
         source += f' CROSS JOIN "{table}_search_key" k CROSS JOIN "{table}" t ON t.id = k.id'
-    count = pieces(row) if row != "t." else (
-        f"max(1, (length(CAST(coalesce(t.content,'') AS BLOB)) + {PIECE - 1}) / {PIECE})"
+    count = pieces(row, size) if row != "t." else (
+        f"max(1, (length(CAST(coalesce(t.content,'') AS BLOB)) + {size - 1}) / {size})"
     )
     return (
         f"INSERT INTO {words} ({command}rowid, title, description, body) "
-        f"SELECT {value}{key} * {PIECES} + n.i, {short(row, fields)}, {piece(row)} "
+        f"SELECT {value}{key} * {PIECES} + n.i, {short(row, fields)}, {piece(row, size)} "
         f"FROM {source} WHERE n.i < {count}{where}"
     )
 
 
-def operations(table: str, fields: tuple[str, ...]) -> tuple[list[str], list[str]]:
+def operations(
+    table: str, fields: tuple[str, ...], size: int = PIECE
+) -> tuple[list[str], list[str]]:
+    """(forward, backward) SQL for ``table``, its content in pieces of ``size`` bytes (0021
+    calls this with a smaller size; this migration's own SQL is the default's)."""
     words = f'"{table}_words"'
     key = f'"{table}_search_key"'
     index = f'"{table}_search"'
     # Field by field: the rows to delete must be exactly the rows indexed.
     fields_changed = " OR ".join(f"old.{f} IS NOT new.{f}" for f in fields)
-    changed = f" AND (n.i = 0 AND ({fields_changed}) OR {piece('old.')} IS NOT {piece('new.')})"
+    changed = (
+        f" AND (n.i = 0 AND ({fields_changed}) OR {piece('old.', size)} IS NOT "
+        f"{piece('new.', size)})"
+    )
     # 0011's trigram rows: (head lowercased, opening lowercased, opening as written).
     opening = "substr(coalesce(new.content,''),1,20000)"
     trigram_values = f"lower({head('new.', fields)}), lower({opening}), {opening}"
@@ -98,23 +113,23 @@ def operations(table: str, fields: tuple[str, ...]) -> tuple[list[str], list[str
         f"FROM ({SIXTY_FOUR}) a, ({SIXTY_FOUR}) b",
         f"CREATE VIRTUAL TABLE {words} USING fts5(title, description, body, content='', "
         "tokenize='porter unicode61 remove_diacritics 2')",
-        rows(table, fields, "t.", delete=False),
+        rows(table, fields, "t.", delete=False, size=size),
         f'DROP TRIGGER IF EXISTS "{table}_search_insert"',
         f'DROP TRIGGER IF EXISTS "{table}_search_delete"',
         f'CREATE TRIGGER "{table}_search_insert" AFTER INSERT ON "{table}" BEGIN '
         f"INSERT INTO {key} (id) VALUES (new.id); "
         f"INSERT INTO {index} (rowid, head, opening, raw) "
         f"VALUES ((SELECT key FROM {key} WHERE id = new.id), {trigram_values}); "
-        f"{rows(table, fields, 'new.', delete=False)}; "
+        f"{rows(table, fields, 'new.', delete=False, size=size)}; "
         "END",
         f'CREATE TRIGGER "{table}_words_update" AFTER UPDATE OF {", ".join(fields)}, content '
         f'ON "{table}" WHEN {fields_changed} '
         "OR old.content IS NOT new.content BEGIN "
-        f"{rows(table, fields, 'old.', delete=True, where=changed)}; "
-        f"{rows(table, fields, 'new.', delete=False, where=changed)}; "
+        f"{rows(table, fields, 'old.', delete=True, where=changed, size=size)}; "
+        f"{rows(table, fields, 'new.', delete=False, where=changed, size=size)}; "
         "END",
         f'CREATE TRIGGER "{table}_search_delete" AFTER DELETE ON "{table}" BEGIN '
-        f"{rows(table, fields, 'old.', delete=True)}; "
+        f"{rows(table, fields, 'old.', delete=True, size=size)}; "
         f"DELETE FROM {index} WHERE rowid = (SELECT key FROM {key} WHERE id = old.id); "
         f"DELETE FROM {key} WHERE id = old.id; "
         "END",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from content.models import Bookmark, Note
@@ -175,3 +176,25 @@ def test_hybrid_holds_what_keyword_mode_finds_deep_in_a_large_note(api: Any) -> 
     hybrid = search(api, q, mode="hybrid", limit=10)
     assert big in [r["id"] for r in hybrid["results"]]
     assert "degraded" not in hybrid
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's word index")
+def test_sqlite_keeps_a_content_in_16_kib_pieces_and_finds_a_phrase_across_two(api: Any) -> None:
+    # An edit re-tokenises only the pieces it changed: small pieces keep a str-replace cheap.
+    head = "word " * 3_276  # 16 380 bytes: "bright" starts 4 bytes before the first boundary
+    content = head + "bright lantern\n" + FILLER
+    url = list_url("note")
+    pk = api.post(url, {"title": "Lamp", "content": content}, format="json").json()["id"]
+    assert ids(api.get(url, {"q": '"bright lantern"'})) == [pk]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT count(*) FROM "content_note_words" WHERE rowid / 4096 = '
+            '(SELECT key FROM "content_note_search_key" WHERE id = %s)',
+            [Note.objects.get(pk=pk).pk.hex],
+        )
+        assert cursor.fetchone()[0] == -(-len(content.encode()) // 16_384)
+    edit = reverse("note-str-replace", args=[pk])
+    body = {"old_str": "bright lantern", "new_str": "bright candle!"}
+    assert api.patch(edit, body, format="json").status_code == 200
+    assert ids(api.get(url, {"q": '"bright lantern"'})) == []
+    assert ids(api.get(url, {"q": '"bright candle"'})) == [pk]
