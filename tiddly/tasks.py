@@ -289,10 +289,14 @@ def run_ready(
     stop: threading.Event | None = None,
     queue: str | None = QUEUE,
     lane: str | None = None,
+    poll_every: float | None = None,
 ) -> int:
     """Run ready tasks one at a time until none is left, ``max_tasks`` ran or ``stop`` is set
     (checked before each claim: a stopping worker finishes its task, it does not drain the
-    queue); how many ran. ``queue=None, lane=None``: every queue (tests).
+    queue); how many ran. ``queue=None, lane=None``: every queue (tests). ``poll_every``: call
+    the pollers before a claim when that many seconds passed since the last call (or since the
+    start), so a long queue (50 captures) does not keep new writes from being indexed — the
+    indexing then comes first, by its priority — nor webhooks from being dispatched.
 
     The library's own loop (``Worker.run``) would also close the database connection between
     tasks, which a caller inside a transaction (a test) cannot have; ``work()`` does that
@@ -301,7 +305,11 @@ def run_ready(
     worker = _worker(max_tasks)
     turn: dict[str, str] = {}
     ran = 0
+    polled = time.monotonic()
     while (max_tasks is None or ran < max_tasks) and not (stop is not None and stop.is_set()):
+        if poll_every is not None and time.monotonic() - polled >= poll_every:
+            poll()
+            polled = time.monotonic()
         found = _claim(worker.worker_id, queue, lane, turn)
         if found is None:
             return ran

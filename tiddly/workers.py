@@ -65,7 +65,7 @@ def work(stop: threading.Event, *, interval: float = 1.0, check_every: float = 3
                     next_check = time.monotonic() + check_every
                 queue_periodic(next_due)
                 poll()
-                run_ready(stop=stop, queue=QUEUE)
+                run_ready(stop=stop, queue=QUEUE, poll_every=interval)
                 if not lanes:  # TIDDLY_WEBHOOK_WORKERS = 0: deliveries take their turn here
                     run_ready(stop=stop, queue=None, lane=WEBHOOKS)
             except Exception:  # a broken database connection must not end the worker

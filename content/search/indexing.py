@@ -53,7 +53,9 @@ EMBED_BATCH = 1024
 INDEX_LEASE = "search-index"
 
 
-@task()
+# Ahead of the captures in the same queue: a write is findable within 10 s (SPEC §16) however
+# many pages wait to be fetched.
+@task(priority=10)
 def index_task() -> None:
     """The queued form of ``index_pending``: idempotent, so running it twice is harmless; skipped
     while someone else indexes (the poller queues it again if marks are left)."""

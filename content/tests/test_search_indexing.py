@@ -136,3 +136,19 @@ def test_the_poller_waits_for_a_burst_of_writes_then_for_its_first_mark_at_most(
     settings.TIDDLY_INDEX_QUIET_MS = 0  # or the writes have stopped
     search_index.poll_marks()
     assert runs.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_write_behind_queued_captures_is_indexed_before_them(api: Any) -> None:
+    from content.models.capture import CaptureStatus, PageCapture
+    from tiddly.tasks import QUEUE, run_ready
+
+    for n in range(3):  # a private address: refused at once if the capture ran
+        response = api.post("/api/bookmarks/", {"url": f"http://10.0.0.1/{n}"}, format="json")
+        assert response.status_code == 201, response.content
+    assert PageCapture.objects.filter(status=CaptureStatus.PENDING).count() == 3
+    make_note(api, "Written behind the captures", "text")
+    # A worker in the middle of its queue: the pollers are called before its next claim.
+    assert run_ready(max_tasks=1, queue=QUEUE, poll_every=0) == 1
+    assert not SearchDirty.objects.exists()
+    assert PageCapture.objects.filter(status=CaptureStatus.PENDING).count() == 3
