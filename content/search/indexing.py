@@ -183,8 +183,9 @@ def _index_batch(embedder: Any, owner_id: Any, batch: int, report: IndexReport) 
     report.embedded += len(missing)
     fresh = set(missing)
     report.reused += sum(1 for hashes in digests.values() for h in hashes if h not in fresh)
+    plan = _plan(rows, chunks_by_item, digests, known, embedder.model)
     with transaction.atomic():
-        _replace(rows, chunks_by_item, digests, known, embedder.model, report)
+        _replace(rows, plan, report)
     return len(rows)
 
 
@@ -276,25 +277,29 @@ def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scale
 
 
-def _replace(
+@dataclass
+class _Plan:
+    """What indexing a batch changes, item by item, worked out before the write transaction."""
+
+    owner_of: dict[tuple[str, Any], Any]
+    new: dict[tuple[str, Any], list[SearchChunk]] = field(default_factory=dict)
+    stale: dict[tuple[str, Any], list[int]] = field(default_factory=dict)
+    chunks: dict[tuple[str, Any], int] = field(default_factory=dict)
+
+
+def _plan(
     rows: list[SearchDirty],
     chunks_by_item: dict[tuple[str, Any], list[Chunk]],
     digests: dict[tuple[str, Any], list[str]],
     vectors: dict[str, tuple[bytes, float]],
     model: str,
-    report: IndexReport,
-) -> None:
-    """Make the items' stored chunks the new ones (in the caller's short transaction): a row
-    whose chunk is unchanged in place (same text hash, model, position) stays as it is, other old
-    rows go and new ones come with their vectors (``vectors``: by text hash). A dirty row another
-    worker finished meanwhile is gone: its item is left as that worker wrote it."""
-    still = SearchDirty.objects.select_for_update().filter(pk__in=[row.pk for row in rows])
-    kept = set(still.values_list("pk", flat=True))
-    rows = [row for row in rows if row.pk in kept]
-    owner_of = {(row.item_type, row.item_id): row.owner_id for row in rows}
-    changed: set[tuple[str, Any]] = set()  # items whose stored chunks changed
-    stale: list[int] = []
-    new: list[SearchChunk] = []
+) -> _Plan:
+    """The items' new chunk rows and the old rows that go (``vectors``: by text hash): a row
+    whose chunk is unchanged in place (same text hash, model, position) stays as it is. Read and
+    built outside any transaction — only one indexer runs at a time (``INDEX_LEASE``), so the
+    old rows hold still; for a 100 000-line note this is most of the work, and a worker at a
+    low CPU priority that did it holding SQLite's write lock kept the web's writes waiting."""
+    plan = _Plan(owner_of={(row.item_type, row.item_id): row.owner_id for row in rows})
     for type_name in {row.item_type for row in rows}:
         ids = [row.item_id for row in rows if row.item_type == type_name]
         old: dict[tuple[Any, tuple[Any, ...]], list[int]] = {}
@@ -307,9 +312,10 @@ def _replace(
             old.setdefault((item_id, tuple(stored)), []).append(int(pk))
         for item_id in ids:
             key = (type_name, item_id)
-            for seq, (chunk, digest) in enumerate(
-                zip(chunks_by_item.get(key, ()), digests.get(key, ()), strict=True)
-            ):
+            chunks = chunks_by_item.get(key, ())
+            plan.chunks[key] = len(chunks)
+            new = plan.new.setdefault(key, [])
+            for seq, (chunk, digest) in enumerate(zip(chunks, digests.get(key, ()), strict=True)):
                 place = (
                     seq, chunk.field, chunk.start_line, chunk.end_line, chunk.start_char,
                     digest, model,
@@ -320,7 +326,7 @@ def _replace(
                 vector, scale = vectors[digest]
                 new.append(
                     SearchChunk(
-                        owner_id=owner_of[key],
+                        owner_id=plan.owner_of[key],
                         item_type=type_name,
                         item_id=item_id,
                         seq=seq,
@@ -337,25 +343,36 @@ def _replace(
                         scale=scale,
                     )
                 )
-                changed.add(key)
         for (item_id, _), pks in old.items():
-            if pks:
-                stale.extend(pks)
-                changed.add((type_name, item_id))
+            plan.stale.setdefault((type_name, item_id), []).extend(pks)
+    return plan
+
+
+def _replace(rows: list[SearchDirty], plan: _Plan, report: IndexReport) -> None:
+    """Make the items' stored chunks the planned ones (in the caller's short transaction). A
+    dirty row another worker finished meanwhile — or a permanent delete erased — is gone: its
+    item is left as it is."""
+    still = SearchDirty.objects.select_for_update().filter(pk__in=[row.pk for row in rows])
+    kept = set(still.values_list("pk", flat=True))
+    rows = [row for row in rows if row.pk in kept]
+    keys = [(row.item_type, row.item_id) for row in rows]
+    stale = [pk for key in keys for pk in plan.stale.get(key, ())]
+    new = [chunk for key in keys for chunk in plan.new.get(key, ())]
     for at in range(0, len(stale), 2000):
         report.removed += SearchChunk.objects.filter(pk__in=stale[at : at + 2000]).delete()[0]
     SearchChunk.objects.bulk_create(new, batch_size=2000)
     for row in rows:  # a row marked again since it was read stays dirty
         SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()
     by_owner: dict[Any, list[tuple[str, Any]]] = {}
-    for key in changed:  # an item re-indexed unchanged leaves the owners' indexes current
-        by_owner.setdefault(owner_of[key], []).append(key)
-    for owner_id, keys in by_owner.items():
-        search_marks.changed(owner_id, keys)
+    for key in keys:  # an item re-indexed unchanged leaves the owners' indexes current
+        if plan.new.get(key) or plan.stale.get(key):
+            by_owner.setdefault(plan.owner_of[key], []).append(key)
+    for owner_id, changed in by_owner.items():
+        search_marks.changed(owner_id, changed)
     report.items += len(rows)
-    report.chunks += sum(len(chunks_by_item.get(key, ())) for key in owner_of)
+    report.chunks += sum(plan.chunks.get(key, 0) for key in keys)
     report.written += len(new)
-    report.owners |= set(owner_of.values())
+    report.owners |= {plan.owner_of[key] for key in keys}
 
 
 # --- status and reindex -------------------------------------------------------------------------

@@ -43,6 +43,31 @@ def test_embedding_runs_outside_any_transaction(api: Any, monkeypatch: Any) -> N
     assert not SearchDirty.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_new_rows_are_worked_out_before_the_write_transaction(
+    api: Any, monkeypatch: Any
+) -> None:
+    # The worker runs at a low CPU priority: whatever it does holding SQLite's write lock, the
+    # web's writes wait for. Only the deletes and inserts themselves are left inside.
+    note = make_note(api, "Runbook", "\n\n".join(f"step {n} " + "x" * 900 for n in range(40)))
+    search_index.index_pending()
+    api.patch(f"/api/notes/{note}/", {"content": "step 0 changed"}, format="json")
+    planned: list[bool] = []
+    plan = search_index._plan
+
+    def watched(*args: Any) -> Any:
+        planned.append(connection.in_atomic_block)
+        return plan(*args)
+
+    monkeypatch.setattr(search_index, "_plan", watched)
+    report = search_index.index_pending()
+    assert planned == [False]
+    assert report.items == 1
+    assert report.removed > 0
+    assert report.written == 1
+    assert SearchChunk.objects.filter(item_id=note).count() == 2  # the head and one chunk
+
+
 @pytest.mark.django_db
 def test_a_batch_stops_at_its_character_budget(api: Any, settings: Any) -> None:
     for n in range(3):
