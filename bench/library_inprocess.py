@@ -12,7 +12,10 @@ It imports the app from ``--app-dir``, so an older checkout is timed the same wa
 
 ``--path`` is a URL, ``list`` (``/library/``, the default) or ``read:LINES`` (the reading page of
 the bench's ``bench read`` note of that many lines). ``--first`` times the first render of a
-different window each request (``?start=``), instead of the same page again.
+different window each request (``?start=``), instead of the same page again. Besides wall times
+it prints the CPU spent per request by this process and by its PostgreSQL backend (one pooled
+connection; read from /proc, so the database must run on this machine): on a shared machine the
+steadier figures.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ def main() -> None:
     os.environ.setdefault("DJANGO_DEBUG", "0")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-library-inprocess-" + "x" * 40)
     os.environ["DJANGO_SETTINGS_MODULE"] = "tiddly.settings"
+    # One pooled connection, so one PostgreSQL backend serves every request: its CPU is read.
+    os.environ["TIDDLY_DB_POOL_MIN"] = os.environ["TIDDLY_DB_POOL_MAX"] = "1"
     sys.path.insert(0, args.app_dir)
     import django
 
@@ -56,11 +61,17 @@ def main() -> None:
     path = _path(args.path)
     starts = iter(range(1, 10**9, 200)) if args.first else None
 
+    cpu: list[float] = []
+    db_cpu: list[float] = []
+    backend = _backend_pid()
+
     def get() -> float:
         url = f"{path}?start={next(starts)}" if starts else path
-        begin = time.perf_counter()
+        begin, begin_cpu, begin_db = time.perf_counter(), time.process_time(), _cpu_ms(backend)
         response = client.get(url)
         took = (time.perf_counter() - begin) * 1000
+        cpu.append((time.process_time() - begin_cpu) * 1000)
+        db_cpu.append(_cpu_ms(backend) - begin_db)
         assert response.status_code == 200, (url, response.status_code)
         return took
 
@@ -80,10 +91,32 @@ def main() -> None:
         profile.disable()
         pstats.Stats(profile).sort_stats("cumulative").print_stats(args.profile)
         return
+    cpu.clear()
     times = sorted(get() for _ in range(args.n))
     p95 = times[int(len(times) * 0.95) - 1]
     print(f"{args.path} ({args.app_dir}): n={len(times)} p50={statistics.median(times):.1f} ms "
-          f"p95={p95:.1f} ms min={times[0]:.1f} ms; load {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"p95={p95:.1f} ms min={times[0]:.1f} ms; CPU per request (mean; /proc counts in "
+          f"10 ms ticks): this process {statistics.mean(cpu):.1f} ms, the database's "
+          f"{statistics.mean(db_cpu):.1f} ms "
+          f"(backend {backend}, still {_backend_pid()}); load {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
+def _backend_pid() -> int:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def _cpu_ms(pid: int) -> float:
+    """User + system CPU of a local process (0 when there is none: SQLite runs in this one)."""
+    if not pid:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def _path(spec: str) -> str:
