@@ -107,25 +107,21 @@ def text(rng: random.Random, chars: int) -> str:
     return "\n".join(out)
 
 
-def setup_db(url: str | None, *, reuse: bool = False) -> None:
-    """A fresh database; with ``reuse``, the one an earlier ``--reuse`` run left (its corpus is
-    kept: only the searches are timed again)."""
+def setup_db(url: str | None, *, reuse: bool = False, name: str = "tiddly_bench_search") -> None:
+    """A fresh database ``name``; with ``reuse``, the one an earlier ``--reuse`` run left (its
+    corpus is kept: only the searches are timed again)."""
     if url:
         import psycopg
 
         base = url.rsplit("/", 1)[0]
         with psycopg.connect(url, autocommit=True) as conn:
-            there = conn.execute(
-                "SELECT 1 FROM pg_database WHERE datname = 'tiddly_bench_search'"
-            ).fetchone()
+            there = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
             if not (reuse and there):
-                conn.execute("DROP DATABASE IF EXISTS tiddly_bench_search")
-                conn.execute("CREATE DATABASE tiddly_bench_search")
-        os.environ["DATABASE_URL"] = f"{base}/tiddly_bench_search"
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+                conn.execute(f'CREATE DATABASE "{name}"')
+        os.environ["DATABASE_URL"] = f"{base}/{name}"
     elif reuse:
-        os.environ["DATABASE_URL"] = (
-            f"sqlite:///{tempfile.gettempdir()}/tiddly_bench_search.sqlite3"
-        )
+        os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.gettempdir()}/{name}.sqlite3"
     else:
         os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
@@ -239,12 +235,18 @@ def main() -> None:
         help="keep the database between runs; a run that finds the corpus only times searches",
     )
     ap.add_argument(
+        "--db-name",
+        default="tiddly_bench_search",
+        help="the database (with --reuse: e.g. bench/search_living.py's corpus, whose owner "
+        "'bench' holds SPEC §16's corpus)",
+    )
+    ap.add_argument(
         "--out",
         type=Path,
         help="JSON output (default bench/results/search-<db>-<date>.json; '-' for none)",
     )
     args = ap.parse_args()
-    setup_db(args.database_url, reuse=args.reuse)
+    setup_db(args.database_url, reuse=args.reuse, name=args.db_name)
     idle = rss_mb()
     rows: list[Row] = []
 

@@ -281,11 +281,30 @@ def _tsquery(terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:
     return "(" + " || ".join(parts) + ")", [" ".join(t.words) for t in terms]
 
 
-def postgres_deep_hits(table: str, clauses: list[Clause]) -> tuple[str, list[str]] | None:
+def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, list[Any]] | None:
+    """PostgreSQL: the ids of an owner's items whose word pieces hold any positive term of
+    ``clauses`` (the owner's id is the first parameter, before those returned): the few items
+    ``postgres_deep_hits`` then checks. None when the query has no positive term."""
+    positives = positive_terms(clauses)
+    if not positives:
+        return None
+    driving, args = _tsquery(positives)
+    return (
+        f'SELECT DISTINCT w.item_id FROM "{table}_words" w JOIN "{table}" t ON t.id = w.item_id '
+        f"WHERE t.owner_id = %s AND w.vector @@ {driving}",
+        args,
+    )
+
+
+def postgres_deep_hits(
+    table: str, clauses: list[Clause], within: list[Any] | None = None
+) -> tuple[str, list[Any]] | None:
     """PostgreSQL: the ids of the items with a content longer than ``search_vector`` holds that
     match every clause in their short fields or anywhere in their content's word pieces
     (``"{table}_words"``): each clause on its own, so "restic prune" finds "restic" on line 1
-    and "prune" on line 90 000. None when the query has no positive term."""
+    and "prune" on line 90 000. ``within``: only these ids are checked (``postgres_deep_candidates``
+    found them), else every item with a piece holding any term. None when the query has no
+    positive term."""
     positives = positive_terms(clauses)
     if not positives:
         return None
@@ -306,12 +325,15 @@ def postgres_deep_hits(table: str, clauses: list[Clause]) -> tuple[str, list[str
             )
             params += args + args
         conditions.append("(" + " OR ".join(parts) + ")")
+    if within is not None:
+        sql = f'SELECT t.id FROM "{table}" t WHERE t.id = ANY(%s) AND ' + " AND ".join(conditions)
+        return sql, [within, *params]
     driving, args = _tsquery(positives)
     sql = (
         f'SELECT t.id FROM "{table}" t WHERE t.id IN '
         f"(SELECT item_id FROM {words} WHERE vector @@ {driving}) AND " + " AND ".join(conditions)
     )
-    return sql, args + params
+    return sql, [*args, *params]
 
 
 # --- the trigram index of the short fields and the content's opening (migration 0011) ----------

@@ -105,16 +105,19 @@ def ranked_page(
     words = query_words(params.q)
     types = _held(owner, types)
     if mode in ("keyword", "hybrid"):
-        tolerant = typos.tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
-        words = list(dict.fromkeys([*query_words(tolerant), *words]))
         # Both legs find the same items, on indexes, over whole contents (round 4); on PostgreSQL
         # hybrid's ranks them by the short fields' small vector (content.queries.lists._search).
-        keyword = keyword_ranking(
-            owner,
-            types,
-            replace(params, q=tolerant, q_whole_content=mode == "keyword"),
-            depth=KEYWORD_DEPTH if mode == "keyword" else HYBRID_KEYWORD_DEPTH,
-        )
+        leg = replace(params, q_whole_content=mode == "keyword", q_deep_first=True)
+        depth = KEYWORD_DEPTH if mode == "keyword" else HYBRID_KEYWORD_DEPTH
+        keyword = keyword_ranking(owner, types, leg, depth=depth) if _plain(params.q) else []
+        if not keyword:
+            # A plain query with hits has every word in some item: no typo to look for (the
+            # checks cost a few statements a word). Without hits, or with OR / -word / phrases,
+            # the words are checked and the leg runs again when one was replaced.
+            tolerant = typos.tolerant_query(owner, types, params.q, whole_content=mode == "keyword")
+            words = list(dict.fromkeys([*query_words(tolerant), *words]))
+            if tolerant != params.q or not _plain(params.q):
+                keyword = keyword_ranking(owner, types, replace(leg, q=tolerant), depth=depth)
     if mode in ("semantic", "hybrid"):
         try:
             meaning = semantic_ranking(owner, types, params, min_score=min_score)
@@ -132,6 +135,12 @@ def ranked_page(
         ranked = fuse(keyword, meaning)
     page = ranked[params.offset : params.offset + params.limit]
     return Page(page=page, count=len(ranked), degraded=degraded, words=words)
+
+
+def _plain(q: str) -> bool:
+    """Words only: no ``OR``, ``-word`` or ``"phrase"`` (where a hit does not mean that every
+    word occurs)."""
+    return '"' not in q and not re.search(r"(^|\s)-|\bOR\b", q)
 
 
 @dataclass

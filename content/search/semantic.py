@@ -98,10 +98,11 @@ def _int8_cosines(owner_id: Any, chunk_ids: np.ndarray, query: np.ndarray) -> np
         if owner == owner_id
     }
     out = np.full(len(chunk_ids), -np.inf, dtype=np.float32)
-    for i, pk in enumerate(chunk_ids.tolist()):
-        if pk in found:
-            vector, scale = found[pk]
-            out[i] = float(np.frombuffer(bytes(vector), np.int8).astype(np.float32) @ query) * scale
+    at = [i for i, pk in enumerate(chunk_ids.tolist()) if pk in found]
+    if at:
+        rows = [found[pk] for pk in chunk_ids[at].tolist()]
+        codes = np.frombuffer(b"".join(bytes(v) for v, _ in rows), np.int8).reshape(len(at), -1)
+        out[at] = (codes.astype(np.float32) @ query) * np.array([s for _, s in rows], np.float32)
     return out
 
 
