@@ -1,4 +1,4 @@
-"""Keep the server's memory flat when it handles multi-megabyte items.
+"""Keep the server's (and its workers') memory flat when they handle multi-megabyte items.
 
 glibc raises its mmap threshold every time a large block is freed, so after the first 6 MB
 request, later 6 MB buffers come from the heap and fragment it: the process keeps hundreds of
@@ -33,3 +33,17 @@ def tune_malloc(threshold: int = 256 * 1024, arenas: int = 2) -> bool:
     if "MALLOC_ARENA_MAX" not in os.environ:
         applied = bool(mallopt(M_ARENA_MAX, arenas)) or applied
     return applied
+
+
+def release_memory() -> bool:
+    """Hand the heap's free pages back to the OS (glibc ``malloc_trim``); True if it could.
+
+    After a large piece of work (indexing a 100 000-line note) freed its objects, glibc keeps the
+    freed heap; a long-lived worker otherwise stays at its largest size until the next one."""
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        return bool(ctypes.CDLL(name).malloc_trim(0))
+    except (OSError, AttributeError):
+        return False

@@ -38,6 +38,7 @@ from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.search import marks as search_marks
 from content.search.embeddings import OffProvider, ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
+from tiddly.memory import release_memory
 from tiddly.tasks import enqueue, exclusive, is_held, is_queued
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,8 @@ def index_task() -> None:
     """The queued form of ``index_pending``: idempotent, so running it twice is harmless; skipped
     while someone else indexes (the poller queues it again if marks are left)."""
     with exclusive(INDEX_LEASE) as held:
-        if held:
-            index_pending()
+        if held and index_pending().items:
+            release_memory()  # a large note's texts and vectors are freed: give them back
 
 
 def schedule(delay: float = 0) -> None:

@@ -177,3 +177,17 @@ def test_a_write_behind_queued_captures_is_indexed_before_them(api: Any) -> None
     assert run_ready(max_tasks=1, queue=QUEUE, poll_every=0) == 1
     assert not SearchDirty.objects.exists()
     assert PageCapture.objects.filter(status=CaptureStatus.PENDING).count() == 3
+
+
+@pytest.mark.django_db
+def test_an_indexing_run_that_indexed_something_gives_the_freed_heap_back(
+    monkeypatch: Any,
+) -> None:
+    released: list[bool] = []
+    monkeypatch.setattr(search_index, "release_memory", lambda: released.append(True) or True)
+    monkeypatch.setattr(search_index, "index_pending", lambda: search_index.IndexReport(items=1))
+    search_index.index_task.call()
+    assert released == [True]
+    monkeypatch.setattr(search_index, "index_pending", lambda: search_index.IndexReport())
+    search_index.index_task.call()
+    assert released == [True]  # nothing indexed, nothing to give back
