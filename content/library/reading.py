@@ -4,14 +4,17 @@
 The content is read in windows of ``LINES`` lines through the same partial read as
 ``GET /api/{type}/{id}/?start_line=&end_line=`` and rendered by the share page's renderer
 (Markdown → sanitised HTML); "Continue" asks for the next window, so a 100 000-line note is never
-rendered whole, and its first window is read from the content's opening alone (the database
-decompresses 64 000 characters, not megabytes). A rendered window is kept per (item,
-``updated_at``, window), and related items and suggested tags (a pass over all the owner's
-meaning chunks) are a page of their own, so the reading page costs one window's read.
+rendered whole, and a window of a large content is read as a piece of 64 000 characters from
+its first line (the database decompresses up to there, not megabytes; see ``_read``). A rendered
+window is kept per (item, ``updated_at``, window), and related items and suggested tags (a pass
+over all the owner's meaning chunks) are a page of their own, so the reading page costs one
+window's read.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -26,13 +29,15 @@ from content.models import Item
 from content.queries.cache import ContentCache
 from content.search import related
 from content.shapes import share_data
+from content.text.lines import LineWindow
 from content.text.markdown_html import markdown_to_html
 from tiddly.errors import TiddlyError
 
 LINES = 200
-# The first window of a large content is cut from this many of its first characters (200 lines of
-# up to 320): enough for prose and code; longer lines read the content whole.
-OPENING_CHARS = 64_000
+# A window of a large content is cut from this many characters (200 lines of up to 320): enough
+# for prose and code; longer lines read the content whole.
+SLICE_CHARS = 64_000
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 HISTORY_PAGE = 20
 
 # Windows rendered to HTML: a changed item moves ``updated_at`` and simply misses (as the content
@@ -78,29 +83,67 @@ def _meaning(owner: Any, item: Item) -> dict[str, Any]:
     return {"related": found["related"], "suggested": [t["name"] for t in found["tags"]]}
 
 
-def _read(owner: Any, ref: Any, start: int) -> tuple[Item, Any, int | None]:
-    """The item, its window of lines from ``start`` and the content's line count (None: not
-    known). The first window of a large content no cache holds comes from its opening when that
-    holds the window's lines and the start of one more: the page then costs what its window
-    costs, not the decompression of megabytes; "Continue" reads the content whole."""
-    if start == 1:
-        item, complete = queries.get_owned_opening(owner, ref, OPENING_CHARS)
-        if complete:
-            window = _window(item, 1)
-            return item, window, window.total_lines if window else None
-        window = queries.line_window(item.content, 1, LINES)
-        if window and window.total_lines > LINES:
-            return item, window, None
-    item = queries.get_owned(owner, ref)  # past the first window, or lines too long for it
+@dataclass(frozen=True)
+class Read:
+    item: Item
+    window: LineWindow | None
+    total: int | None  # the content's line count; None: not known (a piece was read)
+    next_at: int | None = None  # where the next window starts in the content, when known
+
+
+def _read(owner: Any, ref: Any, start: int, hint: tuple[int, int] | None) -> Read:
+    """The item and its window of lines from ``start``. A large content that no cache holds is
+    read as a piece from the window's first character (the content's start, or ``hint``'s
+    offset, which "Continue" links carry with the item's version) when the piece holds the
+    window's lines: the page then costs what its window costs, not the decompression and
+    transfer of megabytes. Otherwise (lines too long, a stale hint) the content is read whole."""
+    at = 0 if start == 1 else hint[0] if hint and hint[0] > 0 else None
+    if at is not None:
+        item, piece = queries.get_owned_slice(owner, ref, at, SLICE_CHARS)
+        if piece is None:  # small or cached: whole
+            return _whole(item, start)
+        if at == 0 or hint == (at, version(item)):
+            found = _from_piece(item, piece, start, at)
+            if found is not None:
+                return found
+    return _whole(queries.get_owned(owner, ref), start)
+
+
+def _whole(item: Item, start: int) -> Read:
     window = _window(item, start)
-    return item, window, window.total_lines if window else None
+    return Read(item, window, window.total_lines if window else None)
+
+
+def _from_piece(item: Item, piece: str, start: int, at: int) -> Read | None:
+    ends = len(piece) <= SLICE_CHARS
+    part = queries.line_window(piece, 1, LINES)
+    if part is None or (not ends and part.total_lines <= LINES):
+        return None  # the piece does not hold the window's lines and the start of the next
+    known = start + part.total_lines - 1  # the last line the piece reaches
+    window = replace(part, start_line=start, end_line=start + part.end_line - 1,
+                     total_lines=known, is_partial=True)  # fmt: skip
+    more = not ends or window.end_line < known
+    return Read(item, window, known if ends else None, at + len(part.content) + 1 if more else None)
+
+
+def version(item: Item) -> int:
+    """The item's ``updated_at`` in microseconds: a Continue link's offset holds for it only."""
+    return (item.updated_at - EPOCH) // timedelta(microseconds=1)
+
+
+def _hint(request: HttpRequest) -> tuple[int, int] | None:
+    try:
+        return int(request.GET["at"]), int(request.GET["v"])
+    except (KeyError, ValueError):
+        return None
 
 
 @require_GET
 @web.library_view
 def item_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
     owner = web.owner_of(request)
-    item, window, total = _read(owner, web.ref_of(type_name, pk), _start(request))
+    read = _read(owner, web.ref_of(type_name, pk), _start(request), _hint(request))
+    item, window, total = read.item, read.window, read.total
     more = window is not None and (total is None or window.end_line < total)
     context: dict[str, Any] = {
         "item": item,
@@ -113,6 +156,8 @@ def item_page(request: HttpRequest, type_name: str, pk: str) -> HttpResponse:
         "total_lines": total,
         "html": _html(item, window),
         "next_start": window.end_line + 1 if window and more else None,
+        "next_at": read.next_at,
+        "version": version(item),
         "links": queries.related_items(owner, item),
         "undo": _undo(request, item),
     }

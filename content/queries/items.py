@@ -77,10 +77,11 @@ def get_owned(owner: Owner, ref: ItemRef) -> Item:
     return item
 
 
-def get_owned_opening(owner: Owner, ref: ItemRef, chars: int) -> tuple[Item, bool]:
-    """``get_owned`` for a reader of the first lines: ``(item, complete)``, where a large content
-    that no cache holds comes as its first ``chars`` characters only (``complete`` false)."""
-    found = queries.one_with_opening(_owned_ref(owner, ref), chars)
+def get_owned_slice(owner: Owner, ref: ItemRef, at: int, chars: int) -> tuple[Item, str | None]:
+    """``get_owned`` for a reader of some lines: ``(item, piece)``, where a large content that no
+    cache holds comes as ``piece``, its characters from ``at`` (a line's start) on, at most
+    ``chars + 1`` (``queries.lists.one_with_slice``); else the item's content is whole."""
+    found = queries.one_with_slice(_owned_ref(owner, ref), at, chars)
     if found is None:
         raise ref.not_found()
     return found

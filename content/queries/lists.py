@@ -129,38 +129,46 @@ def one_with_content(qs: QuerySet) -> Any:
     return item
 
 
-def one_with_opening(qs: QuerySet, chars: int) -> tuple[Any, bool] | None:
-    """Like ``one_with_content`` for a reader of the first lines: ``(item, complete)``.
+def one_with_slice(qs: QuerySet, at: int, chars: int) -> tuple[Any, str | None] | None:
+    """Like ``one_with_content`` for a reader of some lines: ``(item, piece)``.
 
-    On PostgreSQL a large content that the content cache does not hold comes as its first
-    ``chars`` characters (``complete`` false): PostgreSQL then decompresses only those, where a
-    6 MB content takes it ~30 ms to decompress whole. Anything else comes whole.
+    On PostgreSQL a large content that the content cache does not hold comes as ``piece``: its
+    characters from ``at`` (0-based; 0, or just after a newline) on, at most ``chars + 1`` of
+    them (more than ``chars``: the content goes on), and ``item.content`` is None. PostgreSQL
+    then decompresses the content only up to there, where a 6 MB content takes it ~30 ms to
+    decompress whole. Anything else comes whole (``piece`` None), as does a content whose
+    character before ``at`` is not a newline.
     """
     if not uses_fts() or not settings.TIDDLY_CONTENT_CACHE_CHARS:
         item = one(qs)
-        return None if item is None else (item, True)
+        return None if item is None else (item, None)
     column = f'"{qs.model._meta.db_table}"."content"'
     threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
     large = f"pg_column_size({column}) >= %s"
+    # From the character before ``at`` (1-based ``at``), to check that it ends a line.
+    begin, length = (at, chars + 2) if at else (1, chars + 1)
     item = one(
         qs.defer("content").annotate(
             small_content=RawSQL(f"CASE WHEN NOT {large} THEN {column} END", [threshold]),
-            opening=RawSQL(
-                f"CASE WHEN {large} THEN substr({column}, 1, %s) END", [threshold, chars + 1]
+            piece=RawSQL(
+                f"CASE WHEN {large} THEN substr({column}, %s, %s) END", [threshold, begin, length]
             ),
         )
     )
     if item is None:
         return None
-    if item.opening is None:  # small (or null): it came whole
+    if item.piece is None:  # small (or null): it came whole
         item.content = item.small_content
-        return item, True
+        return item, None
     cached = content_cache.contents.get(content_cache.key(item))
-    if cached is not None or len(item.opening) <= chars:
-        item.content = cached if cached is not None else item.opening
-        return item, True
-    item.content = item.opening[:chars]
-    return item, False
+    if cached is not None:
+        item.content = cached
+        return item, None
+    if at and not item.piece.startswith("\n"):
+        whole = one_with_content(qs)
+        return None if whole is None else (whole, None)
+    item.content = None
+    return item, item.piece[1:] if at else item.piece
 
 
 def uses_fts() -> bool:

@@ -3,6 +3,8 @@ reading page without the meaning pass (a page of its own) and its rendered windo
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -136,7 +138,7 @@ def test_the_first_window_of_a_large_note_reads_only_its_opening(
     so nothing lands in the content cache); "Continue" reads the content whole. SQLite reads
     every content whole."""
     _large(settings)
-    monkeypatch.setattr(reading, "OPENING_CHARS", 5000)  # 200 lines of this note, not 1 000
+    monkeypatch.setattr(reading, "SLICE_CHARS", 5000)  # 200 lines of this note, not 1 000
     item = note(owner, "Long", "\n".join(f"line number {i}" for i in range(1, 1001)))
     content_cache.contents.clear()  # as in a process that has not read it yet
     body = browser.get(page(item)).content.decode()
@@ -157,7 +159,7 @@ def test_lines_too_long_for_the_opening_are_read_whole(
     browser: Client, owner: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _large(settings)
-    monkeypatch.setattr(reading, "OPENING_CHARS", 100)
+    monkeypatch.setattr(reading, "SLICE_CHARS", 100)
     long_line = "word " * 40
     item = note(owner, "Wide", "\n".join(f"{i} {long_line}" for i in range(1, 301)))
     body = browser.get(page(item)).content.decode()
@@ -175,3 +177,52 @@ def test_a_large_note_that_fits_its_opening_is_shown_whole(
     assert "gamma" in body
     assert "Continue from line" not in body
     assert "Lines 1" not in body
+
+
+def _continue(body: str) -> str | None:
+    found = re.search(r'<a class="button" href="(\?start=[^"#]+)#content-heading"', body)
+    return html.unescape(found[1]) if found else None
+
+
+def test_continue_links_read_each_window_from_its_piece_to_the_end(
+    browser: Client, owner: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each "Continue" link carries where its window starts (and the item's version): PostgreSQL
+    then reads 'piece' characters from there; every window shows its own lines to the last."""
+    _large(settings)
+    monkeypatch.setattr(reading, "SLICE_CHARS", 5000)
+    item = note(owner, "Long", "\n".join(f"line number {i}" for i in range(1, 1001)))
+    content_cache.contents.clear()
+    body, seen, pages = browser.get(page(item)).content.decode(), [], 0
+    while True:
+        pages += 1
+        seen += [int(n) for n in re.findall(r"line number (\d+)", body)]
+        link = _continue(body)
+        if link is None:
+            break
+        assert ("&at=" in link) is (connection.vendor == "postgresql")
+        body = browser.get(page(item) + link).content.decode()
+    assert seen == list(range(1, 1001))
+    assert pages == 5
+    assert "Lines 801\u20131000 of 1000" in body
+    if connection.vendor == "postgresql":
+        assert content_cache.contents.get(content_cache.key(item)) is None  # never read whole
+
+
+def test_a_continue_link_of_another_version_or_offset_reads_the_content_whole(
+    browser: Client, owner: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _large(settings)
+    monkeypatch.setattr(reading, "SLICE_CHARS", 5000)
+    item = note(owner, "Long", "\n".join(f"line number {i}" for i in range(1, 1001)))
+    link = _continue(browser.get(page(item)).content.decode())
+    assert link is not None
+    update_item(owner=owner, ref=ItemRef(Note, pk=item.pk), actor=ACTOR,
+                data={"content": "\n".join(f"new line {i}" for i in range(1, 1001))})  # fmt: skip
+    stale = browser.get(page(item) + link).content.decode()
+    assert "Lines 201\u2013400 of 1000" in stale
+    assert "new line 201\n" in stale
+    off = re.sub(r"at=\d+", "at=7", link)  # not a line's start
+    body = browser.get(page(item) + off).content.decode()
+    assert "new line 201\n" in body
+    assert "Lines 201\u2013400 of 1000" in body
