@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, IntegerField, Max, Value
+from django.utils import timezone
 
 from content import item_types, queries
+from content.queries import compiled
 from content.queries.lists import TagCount
 
 TTL = 60
@@ -31,24 +34,30 @@ class Survey:
 
 
 def survey(owner: Any, types: list[str], params: queries.ListParams | None = None) -> Survey:
-    """The change marker and the list's count: one UNION ALL query, one row per type."""
-    parts = []
-    for name in types:
-        model = item_types.model_for(name)
-        listed: Any = Value(0, output_field=IntegerField())
-        if params is not None and params.includes(name):
-            listed = Count("pk", filter=queries.listed_q(model, params))
-        rows = model._default_manager.filter(owner=owner).values("owner").order_by()
-        parts.append(
-            rows.annotate(newest=Max("updated_at"), n=Count("*"), listed=listed).values_list(
-                "newest", "n", "listed"
-            )
-        )
-    if not parts:
+    """The change marker and the list's count: one UNION ALL query, one row per type, its SQL
+    compiled once per shape (``queries.compiled``)."""
+    if not types:
         return Survey("", 0)
-    found = list(parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0])
-    digest = hashlib.sha256(repr(sorted(repr(r[:2]) for r in found)).encode()).hexdigest()[:24]
-    return Survey(digest, sum(r[2] for r in found))
+
+    def build(owner: Any, now: datetime) -> Any:
+        parts = []
+        for name in types:
+            model = item_types.model_for(name)
+            listed: Any = Value(0, output_field=IntegerField())
+            if params is not None and params.includes(name):
+                listed = Count("pk", filter=queries.listed_q(model, params, now))
+            rows = model._default_manager.filter(owner=owner).values("owner").order_by()
+            parts.append(
+                rows.annotate(newest=Max("updated_at"), n=Count("*"), listed=listed).values(
+                    "newest", "n", "listed"
+                )
+            )
+        return parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
+
+    found = compiled.rows(("survey", tuple(types), repr(params)), build, owner.pk, timezone.now())
+    marker = repr(sorted(repr((str(r["newest"]), r["n"])) for r in found))
+    digest = hashlib.sha256(marker.encode()).hexdigest()[:24]
+    return Survey(digest, sum(r["listed"] for r in found))
 
 
 def top_tags(owner: Any, types: list[str], limit: int, marker: str) -> list[TagCount]:

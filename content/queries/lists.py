@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, cast
 
 from django.conf import settings
@@ -38,7 +39,7 @@ from content import item_types, rules
 from content.dbops import HEAD_COLUMN, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
-from content.queries import fulltext
+from content.queries import compiled, fulltext
 from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
 
@@ -178,10 +179,10 @@ def uses_fts() -> bool:
 # --- lists --------------------------------------------------------------------------------------
 
 
-def listed_q(model: type[Item], params: ListParams) -> Q:
+def listed_q(model: type[Item], params: ListParams, now: datetime | None = None) -> Q:
     """What a list keeps of the owner's items of one type before ``q``: its views, tags and saved
     filter as one condition (an aggregate's ``filter`` can count it)."""
-    now = timezone.now()
+    now = now or timezone.now()
     condition = Q()
     for view in params.views:
         condition |= state_q(view, now)
@@ -192,8 +193,10 @@ def listed_q(model: type[Item], params: ListParams) -> Q:
     return condition
 
 
-def filtered_items(owner: Any, model: type[Item], params: ListParams) -> QuerySet:
-    qs: QuerySet = owned(owner, model).filter(listed_q(model, params))
+def filtered_items(
+    owner: Any, model: type[Item], params: ListParams, now: datetime | None = None
+) -> QuerySet:
+    qs: QuerySet = owned(owner, model).filter(listed_q(model, params, now))
     if params.q:
         qs = _search(qs, model, owner, params)
     else:
@@ -498,20 +501,37 @@ def list_content(owner: Any, types: list[str], params: ListParams) -> tuple[int,
 
 def content_page(owner: Any, types: list[str], params: ListParams) -> list[Item]:
     """``list_content``'s page without its count or its items' content previews and share links:
-    the library's list (which counts with its tag chips' query)."""
-    parts = _union_parts(owner, types, params)
-    return load_rows(owner, _page_rows(parts, params), preview=False) if parts else []
+    the library's list (which counts with its tag chips' query). Without ``q`` its SQL is
+    compiled once per shape (``compiled``)."""
+    types = [t for t in types if params.includes(t)]
+    if not types:
+        return []
+    if params.q:
+        rows = _page_rows(_union_parts(owner, types, params), params)
+    else:
+
+        def build(owner: Any, now: datetime) -> QuerySet:
+            return _page_union(_union_parts(owner, types, params, now=now), params)
+
+        rows = compiled.rows(("page", tuple(types), repr(params)), build, owner.pk, timezone.now())
+        for row in rows:
+            row["id"] = item_types.model_for(row["kind"])._meta.pk.to_python(row["id"])
+    return load_rows(owner, rows, preview=False)
 
 
 def _page_rows(parts: list[Any], params: ListParams) -> list[dict[str, Any]]:
     """The page's id/sort rows. Where the database takes ORDER BY and LIMIT inside a UNION's parts
     (PostgreSQL), each type's part first keeps only the rows the page can need, read in order
     from its (owner, sort) index: a first page sorts 50 rows a type instead of all of them."""
+    return list(_page_union(parts, params))
+
+
+def _page_union(parts: list[Any], params: ListParams) -> Any:
     order = ordering(params)
     end = params.offset + params.limit
     if len(parts) > 1 and connection.features.supports_slicing_ordering_in_compound:
         parts = [part.order_by(*order)[:end] for part in parts]
-    return list(_union(parts).order_by(*order)[params.offset : end])
+    return _union(parts).order_by(*order)[params.offset : end]
 
 
 def item_lines(owner: Any, types: list[str], params: ListParams) -> list[dict[str, Any]]:
@@ -547,13 +567,19 @@ def _union(parts: list[Any]) -> Any:
 
 
 def _union_parts(
-    owner: Any, types: list[str], params: ListParams, *, lines: bool = False, ranking: bool = False
+    owner: Any,
+    types: list[str],
+    params: ListParams,
+    *,
+    lines: bool = False,
+    ranking: bool = False,
+    now: datetime | None = None,
 ) -> list[Any]:
     types = [t for t in types if params.includes(t)]
     parts = []
     for type_name in types:
         model = item_types.model_for(type_name)
-        qs = filtered_items(owner, model, params).annotate(
+        qs = filtered_items(owner, model, params, now).annotate(
             kind=Value(type_name, output_field=CharField())
         )
         columns: tuple[str, ...] = _RANKING_ROW

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from content import queries
 from content.library import reading
 from content.models import Note
-from content.queries import ItemRef
+from content.queries import ItemRef, compiled
 from content.queries import cache as content_cache
 from content.search import related
 from content.services import update_item
@@ -226,3 +228,41 @@ def test_a_continue_link_of_another_version_or_offset_reads_the_content_whole(
     body = browser.get(page(item) + off).content.decode()
     assert "new line 201\n" in body
     assert "Lines 201\u2013400 of 1000" in body
+
+
+def test_each_list_shape_is_compiled_once_and_serves_every_owner(
+    owner: Any, other: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list's SQL is compiled once per shape with marker values for the owner and the moment;
+    each request puts its own in (another person's items never show, an archive date that has
+    passed since counts)."""
+    compiled._shapes.clear()
+    built: list[Any] = []
+    real = compiled._compiled
+
+    def counting(key: Any, build: Any) -> Any:
+        if key not in compiled._shapes:
+            built.append(key)
+        return real(key, build)
+
+    monkeypatch.setattr(compiled, "_compiled", counting)
+    note(owner, "Mine", tags=["food"])
+    later = note(owner, "Archived soon")
+    note(other, "Theirs")
+    mine, theirs = Client(), Client()
+    mine.force_login(owner)
+    theirs.force_login(other)
+    for _ in range(2):
+        body = mine.get("/library/").content.decode()
+        assert "Mine" in body
+        assert "Archived soon" in body
+        assert "Theirs" not in body
+        assert "1\u20132 of 2 items" in body
+        assert "Theirs" in theirs.get("/library/").content.decode()
+        assert "Mine" not in theirs.get("/library/").content.decode()
+    assert len(built) == 2  # the page and the survey, for both people
+    Note.objects.filter(pk=later.pk).update(archived_at=timezone.now() - timedelta(seconds=1))
+    body = mine.get("/library/").content.decode()
+    assert "Archived soon" not in body
+    assert "1\u20131 of 1 items" in body
+    assert len(built) == 2
