@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# ``--app-dir DIR``: the code measured (another worktree, for a side-by-side on one corpus).
+APP = Path(sys.argv[sys.argv.index("--app-dir") + 1]) if "--app-dir" in sys.argv else ROOT
+sys.path.insert(0, str(APP))
 
 WORDS = [
     "cluster",
@@ -234,6 +236,7 @@ def main() -> None:
         action="store_true",
         help="keep the database between runs; a run that finds the corpus only times searches",
     )
+    ap.add_argument("--app-dir", type=Path, default=ROOT, help="the code to measure (a worktree)")
     ap.add_argument(
         "--db-name",
         default="tiddly_bench_search",
@@ -367,7 +370,7 @@ def over_http(args: argparse.Namespace, rows: list[Row]) -> None:
         else f"sqlite:///{db['NAME']}"
     )
     workdir = Path(tempfile.mkdtemp())
-    server = Server(bench_env(url), workdir, free_port())
+    server = Server(bench_env(url), workdir, free_port(), app_dir=APP)
     out = server.manage("create_token", "bench", "--name", f"http-{uuid.uuid4().hex[:6]}")
     token = next(w for w in out.split() if w.startswith("tdly_"))
     server.start()

@@ -8,13 +8,14 @@ Lists never load ``content``: its length and the first 500 characters come from 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection
 from django.db.models import (
     Case,
     CharField,
@@ -64,9 +65,10 @@ class ListParams:
     # answers from its indexes (words over whole contents, substrings of the short fields and
     # the content's opening): see ``_sqlite_search``.
     q_whole_content: bool = True
-    # PostgreSQL: read the long items whose word pieces match first (``_deep_hits``: a few more
-    # statements, each on its index) instead of one subquery the planner may answer by reading
-    # every piece. The search endpoint's keyword leg; lists keep their fixed number of queries.
+    # PostgreSQL: read the long items whose word pieces match first (``_deep_hits``: two more
+    # statements, each on its index, inside ``bitmap_scans``) instead of one subquery the planner
+    # may answer by reading every piece. The search endpoint's keyword leg; lists keep their
+    # fixed number of queries.
     q_deep_first: bool = False
 
     def includes(self, type_name: str) -> bool:
@@ -287,20 +289,12 @@ def _any_of(parts: list[Any]) -> RawSQL:
 def _deep_hits(owner: Any, table: str, clauses: list[fulltext.Clause]) -> list[Any] | None:
     """The owner's long items matching every clause in their word pieces or short fields
     (``fulltext.postgres_deep_hits``): the few items with a piece holding any query word first,
-    then the clauses checked on just those, on bitmap scans only. The planner prices a scan of
-    the pieces by their table's pages, not by the TOASTed vectors each row's "@@" reads (100
-    long notes: ~130 MB), and takes a sequential or primary-key scan over the GIN index whenever
-    the index's pending list holds pages (after writes of long notes, until a vacuum): 200 ms a
-    query word instead of 0.2 ms; in one statement it also read every row of the item table."""
+    then the clauses checked on just those (in one statement, PostgreSQL read every row of the
+    item table). Run inside ``bitmap_scans``."""
     candidates = fulltext.postgres_deep_candidates(table, clauses)
     if candidates is None:
         return None
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT current_setting('enable_seqscan'), current_setting('enable_indexscan'), "
-            "set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)"
-        )
-        before = cursor.fetchone()[:2]
+    with connection.cursor() as cursor:
         sql, args = candidates
         cursor.execute(sql, [getattr(owner, "pk", owner), *args])
         ids = [row[0] for row in cursor.fetchall()]
@@ -308,12 +302,43 @@ def _deep_hits(owner: Any, table: str, clauses: list[fulltext.Clause]) -> list[A
         if deep is not None:
             cursor.execute(*deep)
             ids = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT set_config('enable_seqscan', %s, true), "
-            "set_config('enable_indexscan', %s, true)",
-            list(before),
-        )
     return ids
+
+
+@contextmanager
+def bitmap_scans() -> Iterator[None]:
+    """PostgreSQL: the statements inside are planned with bitmap index scans only (sequential and
+    plain index scans off for this connection until the block ends; the search endpoint's keyword
+    leg, with ``q_deep_first``). The planner prices a scan of the word pieces by their table's
+    pages, not by the TOASTed vectors each row's "@@" reads (100 long notes: ~130 MB), and takes
+    a sequential or primary-key scan over the GIN index whenever the index's pending list holds
+    pages (after writes of long notes, until a vacuum): 200 ms a query word instead of 0.2 ms.
+    Set once for the whole leg: two statements, not two a type. No-op on SQLite."""
+    if not uses_fts():
+        yield
+        return
+    names = ("enable_seqscan", "enable_indexscan")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT "
+            + ", ".join(f"current_setting('{n}'), set_config('{n}', 'off', false)" for n in names)
+        )
+        before = cursor.fetchone()[0::2]
+
+    def restore() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT " + ", ".join(f"set_config('{n}', %s, false)" for n in names), list(before)
+            )
+
+    try:
+        yield
+    except BaseException:
+        # In a failed transaction the statement fails too; its rollback undoes the setting.
+        with suppress(DatabaseError):
+            restore()
+        raise
+    restore()
 
 
 def fts_q(model: type[Item], word: str) -> Q:

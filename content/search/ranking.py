@@ -186,13 +186,14 @@ def keyword_ranking(
 ) -> list[Ranked]:
     """§3.3's ``q`` ranking of ``params.q`` (already made typo-tolerant by the caller), its best
     ``depth``."""
-    union = queries.union_rows(
-        owner, types, replace(params, sort_by="relevance", sort_order="desc"), ranking=True
-    )
-    if union is None:
-        return []
-    rows = union.order_by(*queries.ordering(replace(params, sort_by="relevance")))
-    ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:depth]]
+    with queries.bitmap_scans():
+        union = queries.union_rows(
+            owner, types, replace(params, sort_by="relevance", sort_order="desc"), ranking=True
+        )
+        if union is None:
+            return []
+        rows = union.order_by(*queries.ordering(replace(params, sort_by="relevance")))
+        ranked = [(r["kind"], r["id"], r["rank"]) for r in rows[:depth]]
     n = len(ranked)
     # Relevance on SQLite is 0 for every hit: the score falls back to the rank position.
     return [

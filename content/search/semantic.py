@@ -126,6 +126,7 @@ def owner_index(owner_id: Any, model: str) -> OwnerIndex | None:
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
+    changes = None
     if cached is not None and time.monotonic() - cached.seen.polled < RETENTION / 2:
         changes = _changes(owner_id, cached.seen.low)
         if not {c[0] for c in changes} - cached.seen.applied:
@@ -133,10 +134,12 @@ def owner_index(owner_id: Any, model: str) -> OwnerIndex | None:
             return cached
     with _owner_lock(key):  # one build or update at a time per owner: the others wait for it
         with _lock:
-            cached = _cache.get(key)
+            latest = _cache.get(key)
         current: OwnerIndex | None
-        if cached is not None and time.monotonic() - cached.seen.polled < RETENTION / 2:
-            current = _apply(cached, owner_id, _changes(owner_id, cached.seen.low))
+        if latest is not None and time.monotonic() - latest.seen.polled < RETENTION / 2:
+            if latest is not cached or changes is None:  # another search applied some meanwhile
+                changes = _changes(owner_id, latest.seen.low)
+            current = _apply(latest, owner_id, changes)
         else:
             current = _build(owner_id, model)
         _store(key, current)

@@ -187,10 +187,12 @@ class OwnerIndex:
         None when nothing is restricted."""
         n = len(self.main_span)
         mask: np.ndarray | None = None
-        if types is not None and {t for t, _ in self.items[:n]} - types:
+        if types is not None:
             mask = np.zeros(n, bool)
             for t in types:
-                mask |= self._type_mask(t)
+                mask |= self._type_mask(t)  # cached per version: no walk of the items a query
+            if mask.all():
+                mask = None
         if keys is not None:
             chosen = np.zeros(n, bool)
             at = [p for p in map(self.position.get, keys) if p is not None and p < n]
