@@ -165,6 +165,8 @@ def _base(item: Item, content_length: int | None) -> ItemData:
 def share_data(item: Item) -> ShareLink | None:
     """The item's share link: from the list query's columns when it has them (a constant number
     of queries per page), else one indexed lookup."""
+    if item.known_unshared:
+        return None
     if hasattr(item, "share_token"):
         # Annotations the list query adds (queries.lists._share_columns), not model fields.
         token = getattr(item, "share_token")  # noqa: B009

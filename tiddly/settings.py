@@ -106,6 +106,10 @@ TEMPLATES = [
 ]
 
 
+# Django's SQLite backend, keeping closed connections for the next request (tiddly/sqlite).
+SQLITE_ENGINE = "tiddly.sqlite"
+
+
 def _sqlite_options() -> dict[str, object]:
     # WAL lets readers run beside the one writer; IMMEDIATE transactions take the write lock up
     # front so concurrent edits queue on the busy timeout instead of failing with "database is
@@ -117,18 +121,25 @@ def _sqlite_options() -> dict[str, object]:
     }
 
 
+def _sqlite(name: object) -> dict[str, object]:
+    return {
+        "ENGINE": SQLITE_ENGINE,
+        "NAME": name,
+        "OPTIONS": _sqlite_options(),
+        # Tests run on an in-memory database, as Django's own SQLite backend does by default
+        # (named explicitly: pytest-django recognises that default by the engine's name only).
+        "TEST": {"NAME": ":memory:"},
+    }
+
+
 def _database() -> dict[str, object]:
     url = env_str("DATABASE_URL")
     if not url:
-        return {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": BASE_DIR / "db.sqlite3",
-            "OPTIONS": _sqlite_options(),
-        }
+        return _sqlite(BASE_DIR / "db.sqlite3")
     config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=0))
     if config["ENGINE"] == "django.db.backends.sqlite3":
-        config["OPTIONS"] = _sqlite_options()
-    elif config["ENGINE"] == "django.db.backends.postgresql":
+        return {**config, **_sqlite(config["NAME"])}
+    if config["ENGINE"] == "django.db.backends.postgresql":
         # CONN_MAX_AGE > 0 leaks one connection per request thread under ASGI; Django's native
         # psycopg pool is the supported way to reuse connections.
         config["OPTIONS"] = {
@@ -142,6 +153,8 @@ def _database() -> dict[str, object]:
 
 
 DATABASES = {"default": _database()}
+# Idle SQLite connections each process keeps per database file for the next request (0: none).
+TIDDLY_SQLITE_POOL = env_int("TIDDLY_SQLITE_POOL", 8, minimum=0)
 
 # The one task queue (SPEC §15): background work (page capture, search indexing, webhook
 # deliveries) is a row in the project's database until a worker runs it. The web process runs one

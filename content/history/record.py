@@ -92,7 +92,8 @@ def record_version(
     ``patch`` turns the new content back into the previous one; pass it when the edit span is known
     (str-replace), otherwise ``previous_content`` is diffed. Both are ignored on ``create``.
     """
-    chain = _chain_state(item)
+    # A new item (a fresh id) has no history to read.
+    chain = _NO_CHAIN if action == HistoryAction.CREATE else _chain_state(item)
     number = chain.latest + 1
     row = history_row(item, actor, action=action, version=number, tag_names=tag_names)
     row.changed_fields = sorted(changed_fields)
@@ -201,6 +202,9 @@ class _Chain:
     latest: int  # 0 = no version recorded yet
     last_snapshot: int  # 0 = none kept
     patch_chars: int  # stored patch characters above last_snapshot
+
+
+_NO_CHAIN = _Chain(0, 0, 0)
 
 
 def _chain_state(item: Item) -> _Chain:

@@ -154,6 +154,14 @@ class Item(models.Model):
     #: Set by ``queries.lists.attach_tags`` (lists, the exporter): the tag names of many items
     #: fetched in one query.
     prefetched_tag_names: list[str] | None = None
+    #: Set by ``create_item``: a new item has no share link, so its answer needs no lookup.
+    known_unshared: bool = False
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        # What the instance knew without a query may no longer hold.
+        self.prefetched_tag_names = None
+        self.known_unshared = False
+        super().refresh_from_db(*args, **kwargs)
 
     def tag_names(self) -> list[str]:
         if self.prefetched_tag_names is not None:

@@ -169,6 +169,9 @@ def create_item(
         )
         if effect is not None:
             item = effect.apply(item, options)
+    # The answer shows what was just written: no reads of tags or a share link after it.
+    item.prefetched_tag_names = names
+    item.known_unshared = True
     return item
 
 
@@ -239,6 +242,7 @@ def _update(item: Item, data: ItemFields, *, actor: Actor, action: str) -> Item:
             tag_names=names,
             previous_content=before["content"],
         )
+    item.prefetched_tag_names = names
     return item
 
 
@@ -329,7 +333,16 @@ def _set_tags(item: Item, names: list[str], *, creating: bool = False) -> list[s
             item.tags.clear()
         return []
     tags = get_or_create_tags(item.owner_id, names)
-    item.tags.set(tags)
+    if creating:
+        # A new item has no links yet: insert them, with no read of the current ones first.
+        links: Any = item.tags  # the related manager knows its link table and column names
+        through = links.through
+        source, target = links.source_field_name, links.target_field_name
+        through.objects.bulk_create(
+            [through(**{f"{source}_id": item.pk, f"{target}_id": tag.pk}) for tag in tags]
+        )
+    else:
+        item.tags.set(tags)
     return sorted(names)
 
 

@@ -1,0 +1,89 @@
+"""Django's SQLite backend with its connections kept for the next request.
+
+Django's ASGI handler runs each request's sync code in a thread of its own, so the connection a
+request opened is closed when it ends and ``CONN_MAX_AGE`` cannot keep it. Opening one costs
+more than many requests' own queries: the PRAGMAs, the functions Django registers, and parsing
+the whole schema (the full-text tables and their triggers) at the first statement. Here a
+closed connection that holds no transaction goes back to a small pool shared by the process's
+threads, keyed by the database file, and the next ``connect()`` takes it from there. Django's
+own pool exists for PostgreSQL only.
+
+``TIDDLY_SQLITE_POOL`` (default 8) is how many idle connections a process keeps per database
+file; 0 closes every connection as Django does. In-memory databases are never pooled (closing
+one is already a no-op). A forked child starts with an empty pool: a SQLite connection must
+not cross processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from typing import Any
+
+from django.conf import settings
+from django.db.backends.sqlite3 import base as sqlite_base
+
+_lock = threading.Lock()
+_idle: dict[str, list[sqlite3.Connection]] = {}
+
+
+def _pool_size() -> int:
+    return int(getattr(settings, "TIDDLY_SQLITE_POOL", 8))
+
+
+def discard_idle(name: str | None = None) -> None:
+    """Close the idle connections (of one database file, or all): a test database about to be
+    deleted, or a fork."""
+    with _lock:
+        keys = list(_idle) if name is None else [str(name)]
+        conns = [conn for key in keys for conn in _idle.pop(key, [])]
+    for conn in conns:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+
+def _forget_after_fork() -> None:
+    # The parent's connections (and the lock's state) are not the child's to use or close.
+    global _lock
+    _lock = threading.Lock()
+    _idle.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+class DatabaseWrapper(sqlite_base.DatabaseWrapper):
+    def _pool_key(self) -> str | None:
+        if self.is_in_memory_db() or _pool_size() == 0:
+            return None
+        return str(self.settings_dict["NAME"])
+
+    def get_new_connection(self, conn_params: dict[str, Any]) -> sqlite3.Connection:
+        key = self._pool_key()
+        if key is not None:
+            with _lock:
+                idle = _idle.get(key)
+                conn = idle.pop() if idle else None
+            if conn is not None:
+                # A migration or fixture load may have switched it off and failed before it
+                # switched it back on.
+                conn.execute("PRAGMA foreign_keys = ON")
+                return conn
+        return super().get_new_connection(conn_params)
+
+    def _close(self) -> None:
+        conn = self.connection
+        key = self._pool_key()
+        if (
+            conn is not None
+            and key is not None
+            and not self.in_atomic_block
+            and not conn.in_transaction
+        ):
+            with _lock:
+                idle = _idle.setdefault(key, [])
+                if len(idle) < _pool_size():
+                    idle.append(conn)
+                    return
+        super()._close()  # type: ignore[misc]  # missing from django-stubs

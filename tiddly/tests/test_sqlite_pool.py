@@ -1,0 +1,148 @@
+"""The SQLite backend keeps a closed connection for the next request (tiddly/sqlite)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from django.db.utils import ConnectionHandler
+
+from tiddly import settings as tiddly_settings
+from tiddly.sqlite import base
+
+
+@pytest.fixture
+def handler_for(tmp_path: Path, django_db_blocker):  # type: ignore[no-untyped-def]
+    """Connections to a SQLite file of the test's own, whatever database the suite runs on."""
+    made: list[ConnectionHandler] = []
+
+    def make(name: str = "pool.sqlite3") -> ConnectionHandler:
+        handler = ConnectionHandler(
+            {
+                "default": {
+                    "ENGINE": tiddly_settings.SQLITE_ENGINE,
+                    "NAME": str(tmp_path / name),
+                    "OPTIONS": tiddly_settings._sqlite_options(),
+                }
+            }
+        )
+        made.append(handler)
+        return handler
+
+    with django_db_blocker.unblock():
+        yield make
+    for handler in made:
+        handler.close_all()
+    base.discard_idle()
+
+
+def raw(handler: ConnectionHandler):  # type: ignore[no-untyped-def]
+    wrapper = handler["default"]
+    wrapper.ensure_connection()
+    return wrapper.connection
+
+
+def in_thread(fn):  # type: ignore[no-untyped-def]
+    """``fn()`` in a new thread, as Django's ASGI handler runs each request."""
+    out = []
+    thread = threading.Thread(target=lambda: out.append(fn()))
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+def test_the_next_request_reuses_a_closed_connection_and_sees_committed_rows(handler_for) -> None:
+    handler = handler_for()
+    first = handler["default"]
+    with first.cursor() as cursor:
+        cursor.execute("CREATE TABLE t (x integer)")
+        cursor.execute("INSERT INTO t VALUES (1)")
+    kept = first.connection
+    first.close()
+
+    def next_request():  # type: ignore[no-untyped-def]
+        wrapper = handler["default"]  # a new thread: a new wrapper, as in a request
+        with wrapper.cursor() as cursor:
+            cursor.execute("SELECT x FROM t")
+            rows = cursor.fetchall()
+        conn = wrapper.connection
+        wrapper.close()
+        return conn, rows
+
+    conn, rows = in_thread(next_request)
+    assert conn is kept
+    assert rows == [(1,)]
+    # Its settings are the ones a new connection gets.
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_a_connection_closed_inside_a_transaction_is_closed_and_its_writes_are_lost(
+    handler_for,
+) -> None:
+    handler = handler_for()
+    wrapper = handler["default"]
+    with wrapper.cursor() as cursor:
+        cursor.execute("CREATE TABLE t (x integer)")
+        cursor.execute("BEGIN IMMEDIATE")
+        cursor.execute("INSERT INTO t VALUES (1)")
+    left_open = wrapper.connection
+    assert left_open.in_transaction
+    wrapper.close()
+
+    def next_request():  # type: ignore[no-untyped-def]
+        conn = raw(handler)
+        rows = conn.execute("SELECT x FROM t").fetchall()
+        handler["default"].close()
+        return conn, rows
+
+    conn, rows = in_thread(next_request)
+    assert conn is not left_open
+    assert rows == []
+
+
+def test_two_requests_at_once_never_share_a_connection(handler_for) -> None:
+    handler = handler_for()
+    one = raw(handler)
+    other = in_thread(lambda: raw(handler))
+    assert one is not other
+
+
+def test_the_pool_is_bounded_and_per_database_file(handler_for, settings) -> None:
+    settings.TIDDLY_SQLITE_POOL = 2
+    handlers = [handler_for() for _ in range(4)]
+    elsewhere = handler_for("other.sqlite3")
+    for handler in handlers:
+        raw(handler)
+    raw(elsewhere)
+    for handler in [*handlers, elsewhere]:
+        handler["default"].close()
+    names = {name: len(conns) for name, conns in base._idle.items()}
+    assert sorted(names.values()) == [1, 2]
+    reused = raw(handler_for("other.sqlite3"))
+    assert reused.execute("PRAGMA database_list").fetchone()[2].endswith("other.sqlite3")
+
+
+def test_pool_size_zero_closes_every_connection(handler_for, settings) -> None:
+    settings.TIDDLY_SQLITE_POOL = 0
+    handler = handler_for()
+    first = raw(handler)
+    handler["default"].close()
+    assert base._idle == {}
+    assert in_thread(lambda: raw(handler)) is not first
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+def test_a_forked_child_starts_with_no_idle_connections(handler_for) -> None:
+    handler = handler_for()
+    raw(handler)
+    handler["default"].close()
+    assert base._idle
+    pid = os.fork()
+    if pid == 0:  # the child
+        os._exit(0 if not base._idle else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert base._idle  # the parent's are still there
