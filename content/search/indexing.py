@@ -38,13 +38,16 @@ from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.search import marks as search_marks
 from content.search.embeddings import OffProvider, ProviderUnavailable, provider
 from content.text.chunks import Chunk, embed_text, item_chunks
+from tiddly.giving_way import give_way
 from tiddly.memory import release_memory
 from tiddly.tasks import enqueue, exclusive, is_held, is_queued
 
 log = logging.getLogger(__name__)
 
-# Texts sent to the provider at once: bounds memory when one 100 000-line note has 4 000 chunks.
-EMBED_BATCH = 1024
+# Texts sent to the provider at once: a step of ~50 ms with the local model, between which the
+# web server's worker may give way to it (tiddly.giving_way); also bounds memory when one
+# 100 000-line note has 4 000 chunks.
+EMBED_STEP = 64
 
 
 # --- the task -----------------------------------------------------------------------------------
@@ -251,6 +254,7 @@ def _chunks_of(rows: list[SearchDirty]) -> dict[tuple[str, Any], list[Chunk]]:
         except (KeyError, LookupError):
             continue
         for item in model.objects.filter(pk__in=ids).prefetch_related("tags"):
+            give_way()
             extra = [getattr(item, "url", None)]
             if model.name_field:
                 extra.append(getattr(item, model.name_field))
@@ -265,7 +269,10 @@ def _chunks_of(rows: list[SearchDirty]) -> dict[tuple[str, Any], list[Chunk]]:
 
 
 def _embed(embedder: Any, texts: list[str]) -> np.ndarray:
-    parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    parts = []
+    for i in range(0, len(texts), EMBED_STEP):
+        give_way()
+        parts.append(embedder.embed(texts[i : i + EMBED_STEP]))
     return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
 

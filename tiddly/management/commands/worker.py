@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from tiddly import giving_way
 from tiddly.memory import tune_malloc
 from tiddly.tasks import requeue_interrupted, run_ready
 from tiddly.workers import work
@@ -56,6 +57,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, finish)
         signal.signal(signal.SIGINT, finish)
         if parent is not None:
+            giving_way.watch(parent)  # the web server this worker belongs to
             threading.Thread(target=_orphaned, args=(parent, stop), daemon=True).start()
         self.stdout.write("Task worker running (Ctrl-C to stop).")
         work(stop, interval=interval)
