@@ -191,3 +191,22 @@ def test_an_indexing_run_that_indexed_something_gives_the_freed_heap_back(
     monkeypatch.setattr(search_index, "index_pending", lambda: search_index.IndexReport())
     search_index.index_task.call()
     assert released == [True]  # nothing indexed, nothing to give back
+
+
+@pytest.mark.django_db(transaction=True)
+def test_indexing_gives_way_between_steps_of_at_most_64_texts(api: Any, monkeypatch: Any) -> None:
+    # tiddly.giving_way: the web server's worker pauses between steps while the web is busy, so
+    # no step may be long (a 100 000-line note is 4 400 chunks).
+    make_note(api, "Long", "\n\n".join(f"paragraph {n} " + "word " * 200 for n in range(150)))
+    make_note(api, "Short", "one line")
+    calls: list[str] = []
+    watched = _Watched(on_embed=lambda: calls.append("embed"))
+    monkeypatch.setattr(search_index, "provider", lambda: watched)
+    monkeypatch.setattr(search_index, "give_way", lambda: calls.append("give way") or 0.0)
+    report = search_index.index_pending()
+    assert report.items == 2 and report.embedded > 128
+    embeds = calls.count("embed")
+    assert embeds == -(-report.embedded // search_index.EMBED_STEP)  # steps of at most 64 texts
+    # Each embedding step comes after a chance to give way, and so does cutting each item.
+    assert all(calls[i - 1] == "give way" for i, c in enumerate(calls) if c == "embed")
+    assert calls.count("give way") >= embeds + 2
