@@ -19,6 +19,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -53,7 +54,40 @@ def _forget_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
+# A connection that bound a value this large is closed, not kept: Python's sqlite3 keeps its
+# prepared statements, and SQLite the values last bound to them, so a kept connection would hold
+# a copy of the last multi-megabyte content it wrote for as long as it is idle.
+LARGE_VALUE = 256 * 1024
+
+
+class _Connection(sqlite3.Connection):
+    bound_large = False
+
+
+class _Cursor(sqlite_base.SQLiteCursorWrapper):
+    def execute(self, query: str, params: Any = None) -> Any:
+        if params and _large(params.values() if isinstance(params, Mapping) else params):
+            self.connection.bound_large = True  # type: ignore[attr-defined]
+        return super().execute(query, params)
+
+    def executemany(self, query: str, param_list: Any) -> Any:
+        self.connection.bound_large = True  # type: ignore[attr-defined]  # not looked at
+        return super().executemany(query, param_list)
+
+
+def _large(values: Iterable[Any]) -> bool:
+    return any(isinstance(v, str | bytes) and len(v) > LARGE_VALUE for v in values)
+
+
 class DatabaseWrapper(sqlite_base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        params["factory"] = _Connection
+        return params
+
+    def create_cursor(self, name: str | None = None) -> Any:
+        return self.connection.cursor(factory=_Cursor)
+
     def _pool_key(self) -> str | None:
         if self.is_in_memory_db() or _pool_size() == 0:
             return None
@@ -80,6 +114,7 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
             and key is not None
             and not self.in_atomic_block
             and not conn.in_transaction
+            and not getattr(conn, "bound_large", False)
         ):
             with _lock:
                 idle = _idle.setdefault(key, [])

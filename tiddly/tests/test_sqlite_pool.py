@@ -146,3 +146,19 @@ def test_a_forked_child_starts_with_no_idle_connections(handler_for) -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert base._idle  # the parent's are still there
+
+
+def test_a_connection_that_bound_a_large_value_is_closed_not_kept(handler_for) -> None:
+    # SQLite keeps the values last bound to a prepared statement: a kept connection would hold
+    # a copy of the last multi-megabyte content it wrote.
+    handler = handler_for()
+    wrapper = handler["default"]
+    with wrapper.cursor() as cursor:
+        cursor.execute("CREATE TABLE t (x text)")
+        cursor.execute("INSERT INTO t VALUES (%s)", ["x" * (base.LARGE_VALUE + 1)])
+    wrote_large = wrapper.connection
+    wrapper.close()
+    assert base._idle == {}
+    conn = in_thread(lambda: raw(handler))
+    assert conn is not wrote_large
+    assert conn.execute("SELECT length(x) FROM t").fetchone() == (base.LARGE_VALUE + 1,)
