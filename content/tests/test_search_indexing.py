@@ -204,7 +204,8 @@ def test_indexing_gives_way_between_steps_of_at_most_64_texts(api: Any, monkeypa
     monkeypatch.setattr(search_index, "provider", lambda: watched)
     monkeypatch.setattr(search_index, "give_way", lambda: calls.append("give way") or 0.0)
     report = search_index.index_pending()
-    assert report.items == 2 and report.embedded > 128
+    assert report.items == 2
+    assert report.embedded > 128
     embeds = calls.count("embed")
     assert embeds == -(-report.embedded // search_index.EMBED_STEP)  # steps of at most 64 texts
     # Each embedding step comes after a chance to give way, and so does cutting each item.
