@@ -296,6 +296,10 @@ def apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list
 
 def _save(item: Item, *, force_insert: bool = False) -> None:
     """Save, turning a lost uniqueness race into the same 409 the pre-check gives."""
+    if item.unique_field is None:  # no race to turn into a 409: no savepoint to pay for
+        item.save(force_insert=force_insert)
+        content_cache.remember(item)
+        return
     try:
         with transaction.atomic():
             item.save(force_insert=force_insert)

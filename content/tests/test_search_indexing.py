@@ -211,3 +211,22 @@ def test_indexing_gives_way_between_steps_of_at_most_64_texts(api: Any, monkeypa
     # Each embedding step comes after a chance to give way, and so does cutting each item.
     assert all(calls[i - 1] == "give way" for i, c in enumerate(calls) if c == "embed")
     assert calls.count("give way") >= embeds + 2
+
+
+@pytest.mark.django_db
+def test_marking_one_item_twice_keeps_one_row_and_moves_its_time(owner: Any) -> None:
+    import uuid
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from content.search import marks
+
+    item_id = uuid.uuid4()
+    marks.mark_dirty(owner_id=owner.pk, item_type="note", item_ids=[item_id])
+    first = SearchDirty.objects.get(item_id=item_id)
+    SearchDirty.objects.filter(pk=first.pk).update(marked_at=timezone.now() - timedelta(hours=1))
+    marks.mark_dirty(owner_id=owner.pk, item_type="note", item_ids=[item_id])
+    again = SearchDirty.objects.get(item_id=item_id)  # one row: the upsert hit the same one
+    assert (again.pk, again.owner_id, again.item_type) == (first.pk, owner.pk, "note")
+    assert again.marked_at > timezone.now() - timedelta(minutes=1)
