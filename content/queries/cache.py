@@ -18,6 +18,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 
 
 class ContentCache:
@@ -60,10 +61,14 @@ def key(item: Any) -> tuple[str, Any, Any]:
 
 
 def remember(item: Any) -> None:
-    """Keep a just-written large content, so the next read or edit needn't fetch it."""
+    """Keep a just-written large content, so the next read or edit needn't fetch it. On
+    PostgreSQL only: SQLite's reads never ask the cache (a large content costs it no network or
+    decompression), so keeping one there only held up to ``TIDDLY_CONTENT_CACHE_CHARS`` of
+    memory."""
     content = item.content
     if (
-        settings.TIDDLY_CONTENT_CACHE_CHARS
+        connection.vendor == "postgresql"
+        and settings.TIDDLY_CONTENT_CACHE_CHARS
         and content is not None
         and len(content) >= settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
     ):

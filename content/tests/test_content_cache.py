@@ -129,3 +129,19 @@ def test_concurrent_reads_never_cache_a_content_under_an_older_updated_at(
     body = api.get(reverse("note-detail", args=[note_id])).json()
     assert body["content"] == "changed"
     assert not any(v == "changed" for v in contents._entries.values())
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's reads never ask the cache")
+def test_on_sqlite_a_write_keeps_no_content_in_memory(api: Any) -> None:
+    from content.queries.cache import contents
+
+    contents.clear()
+    note_id, content = _big_note(api)
+    edited = api.patch(
+        reverse("note-str-replace", args=[note_id]),
+        {"old_str": "line 1 ", "new_str": "line one "},
+        format="json",
+    )
+    assert edited.status_code == 200, edited.content
+    assert contents._entries == {}
+    assert api.get(reverse("note-detail", args=[note_id])).json()["content"].startswith("line 0")
