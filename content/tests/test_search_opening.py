@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from content.dbops import FTS_CONTENT_CHARS, HEAD_TEXT_COLUMN, OPENING_COLUMN
+from content.dbops import (
+    FTS_CONTENT_CHARS,
+    HEAD_TEXT_COLUMN,
+    OPENING_COLUMN,
+    SQLITE_OPENING_CHARS,
+)
 from content.models import Note
 from content.queries import fulltext, lists
 from content.search.ranking import keyword_ranking
@@ -184,3 +189,32 @@ def test_a_non_ascii_word_is_checked_for_typos_on_both_databases(api: Any) -> No
     assert [r["id"] for r in response.json()["results"]] == [pk]
     response = api.get("/api/search/", {"q": "Klassifikator", "mode": "keyword"})
     assert [r["id"] for r in response.json()["results"]] == [pk]
+
+
+def _stored_opening(note_id: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT s.raw FROM "content_note_search" s JOIN "content_note_search_key" k '
+            "ON s.rowid = k.key WHERE k.id = %s",
+            [Note._meta.get_field("id").get_db_prep_value(note_id, connection)],
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's trigger (content 0022)")
+def test_the_stored_opening_follows_edits_in_it_and_only_those(api: Any, owner: Any) -> None:
+    # Two-byte characters: the opening's 20 000 characters are the first 40 000 bytes, and the
+    # trigger compares the first 80 000 bytes before it counts characters.
+    content = "é" * 30_000
+    note_id = make_note(api, "Accents", content)
+    url = f"/api/notes/{note_id}/"
+    past = content[:25_000] + "zzqq" + content[25_004:]  # byte 50 000: past the opening
+    assert api.patch(url, {"content": past}, format="json").status_code == 200
+    assert _stored_opening(note_id) == content[:SQLITE_OPENING_CHARS]
+    inside = past[:100] + "wwkk" + past[104:]
+    assert api.patch(url, {"content": inside}, format="json").status_code == 200
+    assert _stored_opening(note_id) == inside[:SQLITE_OPENING_CHARS]
+    assert opening_ids(owner, "wwkk") == [note_id]
+    far = inside[:29_000] + "Xy" + inside[29_002:]  # past 80 000 bytes: ruled out by bytes alone
+    assert api.patch(url, {"content": far}, format="json").status_code == 200
+    assert _stored_opening(note_id) == inside[:SQLITE_OPENING_CHARS]
