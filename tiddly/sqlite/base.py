@@ -54,9 +54,9 @@ def _forget_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-# A connection that bound a value this large is closed, not kept: Python's sqlite3 keeps its
-# prepared statements, and SQLite the values last bound to them, so a kept connection would hold
-# a copy of the last multi-megabyte content it wrote for as long as it is idle.
+# Of the connections that bound a value this large, one at a time is kept: Python's sqlite3 keeps
+# its prepared statements, and SQLite the values last bound to them, so each kept one holds a
+# copy of the last multi-megabyte content it wrote for as long as it is idle.
 LARGE_VALUE = 256 * 1024
 
 
@@ -114,11 +114,14 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
             and key is not None
             and not self.in_atomic_block
             and not conn.in_transaction
-            and not getattr(conn, "bound_large", False)
         ):
+            large = getattr(conn, "bound_large", False)
             with _lock:
                 idle = _idle.setdefault(key, [])
-                if len(idle) < _pool_size():
+                # One such connection is kept, warm for the next edit of a long note.
+                if len(idle) < _pool_size() and not (
+                    large and any(getattr(c, "bound_large", False) for c in idle)
+                ):
                     idle.append(conn)
                     return
         super()._close()  # type: ignore[misc]  # missing from django-stubs

@@ -148,17 +148,28 @@ def test_a_forked_child_starts_with_no_idle_connections(handler_for) -> None:
     assert base._idle  # the parent's are still there
 
 
-def test_a_connection_that_bound_a_large_value_is_closed_not_kept(handler_for) -> None:
-    # SQLite keeps the values last bound to a prepared statement: a kept connection would hold
-    # a copy of the last multi-megabyte content it wrote.
-    handler = handler_for()
-    wrapper = handler["default"]
-    with wrapper.cursor() as cursor:
+def test_one_connection_that_bound_a_large_value_is_kept_and_the_others_closed(
+    handler_for,
+) -> None:
+    # SQLite keeps the values last bound to a prepared statement: each kept connection holds a
+    # copy of the last multi-megabyte content it wrote.
+    first, second = handler_for(), handler_for()
+    with first["default"].cursor() as cursor:
         cursor.execute("CREATE TABLE t (x text)")
-        cursor.execute("INSERT INTO t VALUES (%s)", ["x" * (base.LARGE_VALUE + 1)])
-    wrote_large = wrapper.connection
-    wrapper.close()
-    assert base._idle == {}
-    conn = in_thread(lambda: raw(handler))
-    assert conn is not wrote_large
-    assert conn.execute("SELECT length(x) FROM t").fetchone() == (base.LARGE_VALUE + 1,)
+    wrote_large = []
+    for handler in (first, second):
+        wrapper = handler["default"]
+        with wrapper.cursor() as cursor:
+            cursor.execute("INSERT INTO t VALUES (%s)", ["x" * (base.LARGE_VALUE + 1)])
+        wrote_large.append(wrapper.connection)
+    for handler in (first, second):
+        handler["default"].close()
+    idle = [conn for conns in base._idle.values() for conn in conns]
+    assert idle == [wrote_large[0]]
+    assert in_thread(lambda: raw(first)) is wrote_large[0]
+    conn = in_thread(lambda: raw(first))
+    assert conn not in wrote_large
+    assert conn.execute("SELECT count(*), max(length(x)) FROM t").fetchone() == (
+        2,
+        base.LARGE_VALUE + 1,
+    )
