@@ -3,7 +3,7 @@
 The web server's own worker runs at a lower CPU priority, but on a machine of two cores a lower
 priority does not keep it off the core the web process is not using, and a worker embedding
 chunks beside a busy web process still slows its requests (shared caches and memory bandwidth;
-on this machine kind, MCP reads by up to 1.6x in CPU per request). So heavy background work
+bench/README.md has the figures). So heavy background work
 (indexing) is cut into short steps, and between two steps ``give_way()`` looks at how much CPU
 the web process used meanwhile: when it was busy, the worker pauses ``TIDDLY_WORKER_GIVE_WAY``
 times as long as the step took (at most a second), so it takes about a quarter of a core while

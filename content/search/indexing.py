@@ -44,8 +44,8 @@ from tiddly.tasks import enqueue, exclusive, is_held, is_queued
 
 log = logging.getLogger(__name__)
 
-# Texts sent to the provider at once: a step of ~50 ms with the local model, between which the
-# web server's worker may give way to it (tiddly.giving_way); also bounds memory when one
+# Texts sent to the provider at once: a short step with the local model, between which the web
+# server's worker may give way to it (tiddly.giving_way); also bounds memory when one
 # 100 000-line note has 4 000 chunks.
 EMBED_STEP = 64
 
