@@ -25,20 +25,20 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.sqlite3 import base as sqlite_base
 
+
+class _Connection(sqlite3.Connection):
+    bound_large = False  # see LARGE_VALUE
+
+
 _lock = threading.Lock()
-_idle: dict[str, list[sqlite3.Connection]] = {}
+_idle: dict[str, list[_Connection]] = {}
 
 
-def _pool_size() -> int:
-    return int(getattr(settings, "TIDDLY_SQLITE_POOL", 8))
-
-
-def discard_idle(name: str | None = None) -> None:
-    """Close the idle connections (of one database file, or all): a test database about to be
-    deleted, or a fork."""
+def discard_idle() -> None:
+    """Close every idle connection (tests whose database files go away)."""
     with _lock:
-        keys = list(_idle) if name is None else [str(name)]
-        conns = [conn for key in keys for conn in _idle.pop(key, [])]
+        conns = [conn for idle in _idle.values() for conn in idle]
+        _idle.clear()
     for conn in conns:
         with contextlib.suppress(sqlite3.Error):
             conn.close()
@@ -60,18 +60,16 @@ os.register_at_fork(after_in_child=_forget_after_fork)
 LARGE_VALUE = 256 * 1024
 
 
-class _Connection(sqlite3.Connection):
-    bound_large = False
-
-
 class _Cursor(sqlite_base.SQLiteCursorWrapper):
+    connection: _Connection  # made by the factory below
+
     def execute(self, query: str, params: Any = None) -> Any:
         if params and _large(params.values() if isinstance(params, Mapping) else params):
-            self.connection.bound_large = True  # type: ignore[attr-defined]
+            self.connection.bound_large = True
         return super().execute(query, params)
 
     def executemany(self, query: str, param_list: Any) -> Any:
-        self.connection.bound_large = True  # type: ignore[attr-defined]  # not looked at
+        self.connection.bound_large = True  # its rows may be a generator: not scanned
         return super().executemany(query, param_list)
 
 
@@ -89,11 +87,11 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
         return self.connection.cursor(factory=_Cursor)
 
     def _pool_key(self) -> str | None:
-        if self.is_in_memory_db() or _pool_size() == 0:
+        if self.is_in_memory_db() or settings.TIDDLY_SQLITE_POOL == 0:
             return None
         return str(self.settings_dict["NAME"])
 
-    def get_new_connection(self, conn_params: dict[str, Any]) -> sqlite3.Connection:
+    def get_new_connection(self, conn_params: dict[str, Any]) -> _Connection:
         key = self._pool_key()
         if key is not None:
             with _lock:
@@ -115,12 +113,11 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
             and not self.in_atomic_block
             and not conn.in_transaction
         ):
-            large = getattr(conn, "bound_large", False)
             with _lock:
                 idle = _idle.setdefault(key, [])
                 # One such connection is kept, warm for the next edit of a long note.
-                if len(idle) < _pool_size() and not (
-                    large and any(getattr(c, "bound_large", False) for c in idle)
+                if len(idle) < settings.TIDDLY_SQLITE_POOL and not (
+                    conn.bound_large and any(c.bound_large for c in idle)
                 ):
                     idle.append(conn)
                     return
