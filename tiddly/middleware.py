@@ -10,17 +10,42 @@ moved a large payload it runs the collector — cheap, because ``tiddly.asgi`` f
 that exists at start-up out of the collector's reach (``gc.freeze``). A view that breaks its own
 cycles before returning marks its response ``holds_no_cycles`` and is spared the collection
 (reference counting frees its data as soon as the response is sent).
+
+It also lets only ``TIDDLY_LARGE_REQUESTS_AT_ONCE`` requests with a large body run at once in
+this process. Django keeps a large body in a temporary file until a view reads it; eight
+concurrent creates of a 6 MB note otherwise each held the body, its parsed JSON and the rendered
+answer at the same time, while SQLite wrote them one after another anyway.
 """
 
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
 
 LARGE_PAYLOAD_BYTES = 1_000_000
+# A large request waits at most this long for its turn, then is told to retry.
+LARGE_REQUEST_WAIT_SECONDS = 60.0
+
+_gate_lock = threading.Lock()
+_gate: tuple[int, threading.BoundedSemaphore] | None = None
+
+
+def _large_request_gate() -> threading.BoundedSemaphore | None:
+    """The process's semaphore for large requests (None: no limit), made again if the setting
+    changed (tests override it)."""
+    global _gate
+    size = settings.TIDDLY_LARGE_REQUESTS_AT_ONCE
+    if size <= 0:
+        return None
+    with _gate_lock:
+        if _gate is None or _gate[0] != size:
+            _gate = (size, threading.BoundedSemaphore(size))
+        return _gate[1]
 
 
 class ReleaseRequestDataMiddleware:
@@ -28,20 +53,48 @@ class ReleaseRequestDataMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        response = self.get_response(request)
+        gate = _large_request_gate() if _received(request) >= LARGE_PAYLOAD_BYTES else None
+        if gate is None:
+            response = self.get_response(request)
+        elif not gate.acquire(timeout=LARGE_REQUEST_WAIT_SECONDS):
+            return _busy()
+        else:
+            try:
+                response = self.get_response(request)
+            finally:
+                gate.release()
         large = _is_large(request, response) and not getattr(response, "holds_no_cycles", False)
         # close() runs the closers after the body is sent, then clears the list.
         response._resource_closers.append(lambda: _release(response, collect=large))  # type: ignore[attr-defined]
         return response
 
 
-def _is_large(request: HttpRequest, response: HttpResponseBase) -> bool:
+def _received(request: HttpRequest) -> int:
     try:
-        received = int(request.META.get("CONTENT_LENGTH") or 0)
+        return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        received = 0
+        return 0
+
+
+def _is_large(request: HttpRequest, response: HttpResponseBase) -> bool:
     sent = len(getattr(response, "content", b"")) if not response.streaming else 0
-    return max(received, sent) >= LARGE_PAYLOAD_BYTES
+    return max(_received(request), sent) >= LARGE_PAYLOAD_BYTES
+
+
+def _busy() -> JsonResponse:
+    response = JsonResponse(
+        {
+            "error": "busy",
+            "message": (
+                "The server is handling other large requests (bodies of 1 MB or more) and this "
+                f"one waited {LARGE_REQUEST_WAIT_SECONDS:.0f} s for its turn. Nothing was "
+                "changed: send it again shortly."
+            ),
+        },
+        status=503,
+    )
+    response["Retry-After"] = "5"
+    return response
 
 
 def _release(response: Any, *, collect: bool) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from typing import Any
 
 import pytest
+from django.http import HttpResponse
 from django.test import RequestFactory
 from rest_framework.response import Response
 
@@ -62,3 +66,80 @@ def test_a_response_that_holds_no_cycles_is_spared_the_collection(monkeypatch: A
     request = RequestFactory().post("/")
     middleware.ReleaseRequestDataMiddleware(lambda _: response)(request).close()
     assert calls == []
+
+
+def _large_post(length: int = 6_000_000) -> Any:
+    return RequestFactory().post("/api/notes/", CONTENT_LENGTH=str(length))
+
+
+def test_large_requests_take_turns(settings: Any) -> None:
+    """With room for one, a second large request starts only when the first has answered, and
+    a small one never waits."""
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 1
+    started: list[str] = []
+    release_first = threading.Event()
+
+    def view(request: Any) -> HttpResponse:
+        name = request.META["HTTP_X_NAME"]
+        started.append(name)
+        if name == "first":
+            release_first.wait(5)
+        return HttpResponse()
+
+    def call(name: str, length: int) -> None:
+        request = _large_post(length)
+        request.META["HTTP_X_NAME"] = name
+        middleware.ReleaseRequestDataMiddleware(view)(request)
+
+    first = threading.Thread(target=call, args=("first", 6_000_000))
+    first.start()
+    _wait_for(lambda: started == ["first"])
+    second = threading.Thread(target=call, args=("second", 6_000_000))
+    second.start()
+    call("small", 1_000)  # runs at once, beside the first
+    time.sleep(0.2)
+    assert started == ["first", "small"]
+    release_first.set()
+    first.join(5)
+    second.join(5)
+    assert started == ["first", "small", "second"]
+
+
+def test_a_large_request_that_waits_too_long_is_told_to_retry(
+    settings: Any, monkeypatch: Any
+) -> None:
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 1
+    monkeypatch.setattr(middleware, "LARGE_REQUEST_WAIT_SECONDS", 0.05)
+    gate = middleware._large_request_gate()
+    assert gate is not None
+    assert gate.acquire(timeout=1)
+    called: list[int] = []
+    try:
+        response = middleware.ReleaseRequestDataMiddleware(
+            lambda _: called.append(1) or HttpResponse()
+        )(_large_post())
+    finally:
+        gate.release()
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    body = json.loads(response.content)
+    assert body["error"] == "busy"
+    assert "send it again" in body["message"]
+    assert called == []  # the view never ran: nothing changed
+
+
+def test_no_limit_when_the_setting_is_zero(settings: Any) -> None:
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 0
+    assert middleware._large_request_gate() is None
+    responses = [
+        middleware.ReleaseRequestDataMiddleware(lambda _: HttpResponse())(_large_post())
+        for _ in range(3)
+    ]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+
+
+def _wait_for(condition: Any, seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
