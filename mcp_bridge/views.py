@@ -63,14 +63,13 @@ class McpView(APIView):
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:
         response = super().dispatch(request, *args, **kwargs)
         # DRF leaves this view, its Request and the response in reference cycles
-        # (view.request <-> request.parser_context["view"], view.response). Broken here, a
-        # large answer (a 10 000-line item is ~1.2 MB of JSON) is freed by reference counting
-        # once sent, and tiddly.middleware need not run a full collection after each one.
+        # (view.request <-> request.parser_context["view"], view.response): broken here. Django's
+        # ASGI handler still links the response into cycles of its own (the disconnect
+        # listener's exception and frames), so after a large answer tiddly.middleware collects.
         drf_request = self.__dict__.pop("request", None)
         if drf_request is not None:
             drf_request.__dict__.pop("parser_context", None)
         self.__dict__.pop("response", None)
-        vars(response)["holds_no_cycles"] = True  # read by tiddly.middleware
         return response
 
     def get_throttles(self) -> list[BaseThrottle]:

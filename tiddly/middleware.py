@@ -7,9 +7,10 @@ collector, which runs by object count, not by size — so a 6 MB note's body, pa
 rendered JSON stayed resident across many requests and the server's memory grew to several times
 its working set. When the response is closed this breaks the DRF links, and after a request that
 moved a large payload it runs the collector — cheap, because ``tiddly.asgi`` freezes everything
-that exists at start-up out of the collector's reach (``gc.freeze``). A view that breaks its own
-cycles before returning marks its response ``holds_no_cycles`` and is spared the collection
-(reference counting frees its data as soon as the response is sent).
+that exists at start-up out of the collector's reach (``gc.freeze``). Every view gets it: under
+ASGI, Django's handler itself leaves the response in a cycle (its disconnect listener's exception
+and frames), so a view that breaks its own cycles still kept a 12 MB MCP answer until the next
+automatic collection.
 
 It also lets only ``TIDDLY_LARGE_REQUESTS_AT_ONCE`` requests with a large body run at once in
 this process. Django keeps a large body in a temporary file until a view reads it; eight
@@ -63,7 +64,7 @@ class ReleaseRequestDataMiddleware:
                 response = self.get_response(request)
             finally:
                 gate.release()
-        large = _is_large(request, response) and not getattr(response, "holds_no_cycles", False)
+        large = _is_large(request, response)
         # close() runs the closers after the body is sent, then clears the list.
         response._resource_closers.append(lambda: _release(response, collect=large))  # type: ignore[attr-defined]
         return response
