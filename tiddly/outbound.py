@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
-import httpcore
 import idna
 from django.conf import settings
 
@@ -281,7 +280,7 @@ def check_url(url: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# A network backend that connects to the checked address and honours one deadline
+# One deadline for a whole fetch (the network backend is tiddly.pinned_network)
 
 
 class _Deadline:
@@ -292,75 +291,10 @@ class _Deadline:
     def left(self, timeout: float | None) -> float:
         remaining = self.end - time.monotonic()
         if remaining <= 0:
+            import httpcore  # loaded by a fetch, not at start-up (tiddly.pinned_network)
+
             raise httpcore.TimeoutException("deadline")
         return remaining if timeout is None else min(timeout, remaining)
-
-
-class _Stream(httpcore.NetworkStream):
-    def __init__(self, inner: httpcore.NetworkStream, deadline: _Deadline) -> None:
-        self._inner = inner
-        self._deadline = deadline
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, self._deadline.left(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, self._deadline.left(timeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        inner = self._inner.start_tls(ssl_context, server_hostname, self._deadline.left(timeout))
-        return _Stream(inner, self._deadline)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class _PinnedBackend(httpcore.NetworkBackend):
-    """Connects a (host, port) to the address that was checked for it — never a fresh lookup."""
-
-    def __init__(self, deadline: _Deadline) -> None:
-        self._inner = httpcore.SyncBackend()
-        self._deadline = deadline
-        self.pins: dict[tuple[str, int], tuple[str, ...]] = {}
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        addresses = self.pins.get((host.lower().strip("[]"), port))
-        if not addresses:  # cannot happen: every hop is pinned before it is requested
-            raise httpcore.ConnectError(f"{host}:{port} was not checked")
-        failure: Exception | None = None
-        for index, address in enumerate(addresses):
-            # Each address but the last gets an equal share of the time left, so one that
-            # drops packets cannot use up the attempt before the next is tried.
-            left = self._deadline.left(timeout)
-            share = left / (len(addresses) - index)
-            try:
-                stream = self._inner.connect_tcp(
-                    address, port, share, local_address, socket_options
-                )
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-                continue
-            return _Stream(stream, self._deadline)
-        assert failure is not None
-        raise failure
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,9 +395,13 @@ def fetch(
     """Fetch `url` under the outbound rules; a non-2xx comes back as a response, not an error.
     ``read_body=False`` answers with the status and headers only: the body is never read (and
     the connection is closed), so its size cannot matter."""
+    import httpcore  # loaded by the first fetch, not by every web process at start-up
+
+    from tiddly.pinned_network import PinnedBackend
+
     seconds = _timeout_setting(timeout)
     deadline = _Deadline(seconds)
-    backend = _PinnedBackend(deadline)
+    backend = PinnedBackend(deadline)
     context = _tls_context()
     redirects = 0
     try:
