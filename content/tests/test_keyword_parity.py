@@ -198,3 +198,76 @@ def test_sqlite_keeps_a_content_in_16_kib_pieces_and_finds_a_phrase_across_two(a
     assert api.patch(edit, body, format="json").status_code == 200
     assert ids(api.get(url, {"q": '"bright lantern"'})) == []
     assert ids(api.get(url, {"q": '"bright candle"'})) == [pk]
+
+
+# 0017's definition of the pieces, frozen here: content migration 0023 computes the same ones in
+# one pass (its array slices cost time quadratic in the number of lines).
+SLICED_PIECES = """
+  WITH lines AS (
+    SELECT string_to_array(%s::text, E'\\n') AS l WHERE length(%s::text) > 100000
+  ), blocks AS (
+    SELECT b - 1 AS block, array_to_string(l[(b - 1) * 500 + 1 : b * 500], E'\\n') AS t
+    FROM lines, generate_series(1, (cardinality(l) + 499) / 500) AS b
+  )
+  SELECT block, p, substr(t, p * 100000 + 1, 100200)
+  FROM blocks, generate_series(0, greatest(length(t) - 1, 0) / 100000) AS p
+  ORDER BY 1, 2
+"""
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's word pieces")
+@pytest.mark.parametrize(
+    "content",
+    [
+        FILLER * 3,
+        "é line of words\n" * 20_000,  # a trailing newline, accents
+        ("x" * 250_000 + "\n") * 3 + "tail",  # lines longer than a part
+        "ab " * 120_000,  # one line
+        "a line\r\n" * 30_000,
+        "\n" * 120_000 + "z",
+        "short",
+    ],
+    ids=["lines", "trailing", "long-lines", "one-line", "crlf", "blank", "short"],
+)
+def test_postgres_cuts_a_content_into_the_same_pieces_in_one_pass(content: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(SLICED_PIECES, [content, content])
+        sliced = cursor.fetchall()
+        cursor.execute("SELECT * FROM tiddly_word_pieces(%s) ORDER BY 1, 2", [content])
+        assert cursor.fetchall() == sliced
+    assert (sliced == []) == (len(content) <= 100_000)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's word pieces")
+def test_postgres_re_tokenises_only_the_pieces_an_edit_changed(api: Any) -> None:
+    """Each piece keeps its text's hash: an edit rewrites the pieces whose hash moved (one here),
+    and search follows it."""
+    content = "".join(f"line {i} of the ledger\n" for i in range(6_000)) + "wombat"
+    url = list_url("note")
+    pk = api.post(url, {"title": "Ledger", "content": content}, format="json").json()["id"]
+
+    def pieces() -> dict[tuple[int, int], tuple[str, str]]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                'SELECT block, part, body_hash, vector::text FROM "content_note_words" '
+                "WHERE item_id = %s",
+                [pk],
+            )
+            return {(b, p): (h, v) for b, p, h, v in cursor.fetchall()}
+
+    before = pieces()
+    assert len(before) == 13  # 6 001 lines in blocks of 500
+    assert all(h is not None for h, _ in before.values())
+    edit = reverse("note-str-replace", args=[pk])
+    body = {"old_str": "line 2600 of the", "new_str": "line 2600 of the quokka"}
+    assert api.patch(edit, body, format="json").status_code == 200
+    after = pieces()
+    assert after.keys() == before.keys()
+    assert [key for key in before if before[key] != after[key]] == [(5, 0)]
+    assert "quokka" in after[(5, 0)][1]
+    assert ids(api.get(url, {"q": "quokka wombat"})) == [pk]
+    # A shorter content drops the pieces past its end.
+    body = {"content": "".join(f"line {i} of the ledger\n" for i in range(6_000))[:120_000]}
+    assert api.patch(detail_url("note", pk), body, format="json").status_code == 200
+    assert len(pieces()) < len(before)
+    assert ids(api.get(url, {"q": "wombat"})) == []
