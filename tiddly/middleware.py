@@ -9,8 +9,8 @@ its working set. When the response is closed this breaks the DRF links, and afte
 moved a large payload it runs the collector — cheap, because ``tiddly.asgi`` freezes everything
 that exists at start-up out of the collector's reach (``gc.freeze``). Every view gets it: under
 ASGI, Django's handler itself leaves the response in a cycle (its disconnect listener's exception
-and frames), so a view that breaks its own cycles still kept a 12 MB MCP answer until the next
-automatic collection.
+and frames), so a view that breaks its own cycles still kept a multi-megabyte MCP answer until the
+next automatic collection.
 
 It also lets only ``TIDDLY_LARGE_REQUESTS_AT_ONCE`` requests with a large body run at once in
 this process. Django keeps a large body in a temporary file until a view reads it; eight

@@ -2,11 +2,10 @@
 
 0017's version took each block as a slice of the content's array of lines. An array of text
 values is read from its start to reach an element, so the slices cost time quadratic in the
-number of lines: 11 s for a 100 000-line note, paid twice by every edit of it (the new and the
-old content) and once by its create. Here the lines are numbered as they are split and
+number of lines (seconds for a 100 000-line note; bench/README.md), paid twice by every edit of
+it (the new and the old content) and once by its create. Here the lines are numbered as they are split and
 aggregated by block: the same blocks, parts and bodies (checked against 0017's on a 100 000-line
-note and on contents with long lines, blank lines, CRLF and a trailing newline), in linear time
-(80-230 ms for 6 MB).
+note and on contents with long lines, blank lines, CRLF and a trailing newline), in linear time.
 
 The note and bookmark word tables also keep each piece's ``md5``, so an edit splits only the new
 content and re-tokenises the pieces whose hash changed, where 0017's trigger split the old
