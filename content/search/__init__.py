@@ -3,7 +3,8 @@
 ``indexing`` (what gets embedded, the task that does it, ``reindex``), ``ranking`` (the three
 modes, fused; the entry point of ``/api/search/``, list ``q`` with a mode, MCP ``search_items``)
 and ``related`` (items near an item) sit on ``semantic`` (the in-memory per-owner vector index)
-and ``typos`` (near words), which sit on ``embeddings`` (the providers) and ``marks`` (the write
-path's marks of items to index). Other modules import these public functions, never a
+and ``typos`` (near words), which sit on ``embeddings`` (the providers), ``marks`` (the write
+path's marks of items to index) and ``pieces`` (PostgreSQL: the word pieces of a long content,
+written with it). Other modules import these public functions, never a
 ``_private`` one.
 """

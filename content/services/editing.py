@@ -29,6 +29,7 @@ from content.models import HistoryAction, Item
 from content.outcomes import EditOutcome
 from content.queries import cache as content_cache
 from content.queries.items import ItemRef, Owner
+from content.search import pieces
 from content.services.items import NO_PRECONDITION, ItemFields, Precondition, locked_item
 from content.text import replace
 from tiddly.errors import ValidationFailed
@@ -147,7 +148,11 @@ def _write_edit(
     if not changed:
         return outcome
     item.updated_at = timezone.now()
-    item.save(update_fields=["updated_at", *changed])
+    if "content" in changed:
+        with pieces.written(item, created=False):
+            item.save(update_fields=["updated_at", *changed])
+    else:
+        item.save(update_fields=["updated_at", *changed])
     content_cache.remember(item)
     history.record_version(
         item=item,

@@ -7,6 +7,7 @@ Each service is keyword-only, runs in one transaction, takes the owner, and rais
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
@@ -21,6 +22,7 @@ from content.models import HistoryAction, Item, Relationship
 from content.queries import cache as content_cache
 from content.queries.items import ItemRef, Owner
 from content.queries.lists import one_with_content
+from content.search import pieces
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
 
@@ -230,7 +232,7 @@ def _update(item: Item, data: ItemFields, *, actor: Actor, action: str) -> Item:
         _check_unique(item)
         item.updated_at = timezone.now()
     if changed or state_changed:
-        _save(item)
+        _save(item, content_written="content" in changed)
     if "tags" in changed:
         names = _set_tags(item, new_tags or [])
     if changed:
@@ -294,14 +296,20 @@ def apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list
     return None
 
 
-def _save(item: Item, *, force_insert: bool = False) -> None:
-    """Save, turning a lost uniqueness race into the same 409 the pre-check gives."""
+def _save(item: Item, *, force_insert: bool = False, content_written: bool = True) -> None:
+    """Save, turning a lost uniqueness race into the same 409 the pre-check gives.
+    ``content_written``: the content may have changed (its word pieces are kept with it)."""
+    if not content_written:
+        kept: AbstractContextManager[None] = nullcontext()
+    else:
+        kept = pieces.written(item, created=force_insert)
     if item.unique_field is None:  # no race to turn into a 409: no savepoint to pay for
-        item.save(force_insert=force_insert)
+        with kept:
+            item.save(force_insert=force_insert)
         content_cache.remember(item)
         return
     try:
-        with transaction.atomic():
+        with transaction.atomic(), kept:
             item.save(force_insert=force_insert)
     except IntegrityError:
         _check_unique(item)
@@ -449,7 +457,7 @@ def restore_item(*, owner: Owner, ref: ItemRef, actor: Actor) -> Item:
     item.deleted_at = None
     item.archived_at = None
     _check_unique(item)
-    _save(item)
+    _save(item, content_written=False)
     history.record_event(item=item, action=HistoryAction.UNDELETE, actor=actor)
     return item
 
