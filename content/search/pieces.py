@@ -12,7 +12,7 @@ the same pieces, and only the changed ones tokenised. Other writers keep the tri
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,6 +29,8 @@ SETTING = "tiddly.pieces_written"  # (content migration 0025)
 TABLES = frozenset({"content_note", "content_bookmark"})  # prompts are short: their trigger stays
 
 Piece = tuple[int, int, str]  # block, part, body
+Span = tuple[int, int, str]  # an edit: start and end in the old content, the new text
+MAX_SPANS = 32  # more spans than this: the whole content is split (each costs a block walk)
 
 
 def split(content: str) -> list[Piece]:
@@ -39,10 +41,66 @@ def split(content: str) -> list[Piece]:
     lines = content.split("\n")
     pieces = []
     for block, start in enumerate(range(0, len(lines), LINES)):
-        text = "\n".join(lines[start : start + LINES])
-        for part in range(max(len(text) - 1, 0) // PART + 1):
-            pieces.append((block, part, text[part * PART : part * PART + PART + OVERLAP]))
+        pieces += _parts(block, "\n".join(lines[start : start + LINES]))
     return pieces
+
+
+def _parts(block: int, text: str) -> list[Piece]:
+    return [
+        (block, part, text[part * PART : part * PART + PART + OVERLAP])
+        for part in range(max(len(text) - 1, 0) // PART + 1)
+    ]
+
+
+def edited_blocks(before: str, after: str, spans: Sequence[Span]) -> list[Piece] | None:
+    """The pieces of the blocks ``spans`` touched, cut from ``after`` (``before`` with ``spans``
+    applied), when no other block can have changed: each span keeps its number of lines, so every
+    later line keeps its number. None when that does not hold (the whole content is split)."""
+    if not spans or len(spans) > MAX_SPANS or len(before) <= FTS_CONTENT_CHARS:
+        return None
+    if len(after) <= FTS_CONTENT_CHARS:
+        return None
+    pieces: list[Piece] = []
+    done: set[int] = set()
+    line, counted, shift = 0, 0, 0  # the line of ``counted`` in ``before``; growth so far
+    for start, end, text in sorted(spans):
+        lines = before.count("\n", start, end)
+        if lines != text.count("\n"):
+            return None
+        line += before.count("\n", counted, start)
+        counted = start
+        for block in range(line // LINES, (line + lines) // LINES + 1):
+            if block not in done:
+                done.add(block)
+                pieces += _parts(block, _block_text(after, start + shift, line, block))
+        shift += len(text) - (end - start)
+    return pieces
+
+
+def _block_text(text: str, at: int, line: int, block: int) -> str:
+    """Block ``block`` of ``text``, found from offset ``at``, which is on line ``line``."""
+    begin = _line_start(text, at, line, block * LINES)
+    end = begin - 1
+    for _ in range(LINES):  # on to the end of the block's last line
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text[begin:]
+    return text[begin:end]
+
+
+def _line_start(text: str, at: int, line: int, wanted: int) -> int:
+    """The offset where line ``wanted`` of ``text`` starts, walked to from ``at`` on ``line``."""
+    pos = at
+    if wanted <= line:
+        for _ in range(line - wanted + 1):
+            pos = text.rfind("\n", 0, pos)
+            if pos < 0:
+                break
+        return pos + 1
+    pos -= 1
+    for _ in range(wanted - line):
+        pos = text.find("\n", pos + 1)
+    return pos + 1
 
 
 def digest(body: str) -> str:
@@ -51,10 +109,13 @@ def digest(body: str) -> str:
 
 
 @contextmanager
-def written(item: Item, *, created: bool) -> Iterator[None]:
+def written(
+    item: Item, *, created: bool, before: str | None = None, spans: Sequence[Span] = ()
+) -> Iterator[None]:
     """Wrap the save of ``item`` whose content is being written (inside the write's transaction):
     on PostgreSQL, for a long content, the trigger is told to leave the row and its changed
-    pieces are written after the save. Anywhere else this does nothing."""
+    pieces are written after the save. An edit passes the content ``before`` it and its
+    ``spans``, so that only the blocks it touched are cut. Anywhere else this does nothing."""
     table = item._meta.db_table
     content = item.content or ""
     if (
@@ -68,16 +129,28 @@ def written(item: Item, *, created: bool) -> Iterator[None]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, str(item.pk)])
     yield
-    _write(table, item.pk, split(content), created=created)
+    edited = None if before is None else edited_blocks(before, content, spans)
+    if edited is not None:
+        _write(table, item.pk, edited, created=False, blocks=sorted({b for b, _, _ in edited}))
+    else:
+        _write(table, item.pk, split(content), created=created)
 
 
-def _write(table: str, pk: Any, pieces: list[Piece], *, created: bool) -> None:
+def _write(
+    table: str, pk: Any, pieces: list[Piece], *, created: bool, blocks: list[int] | None = None
+) -> None:
+    """Write ``pieces`` (every piece of the content, or those of ``blocks`` only) where they
+    differ from the stored ones, and drop the stored ones they no longer include."""
     words = f'"{table}_words"'
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config(%s, '', true)", [SETTING])
         stored: dict[tuple[int, int], str | None] = {}
         if not created:
-            cursor.execute(f"SELECT block, part, body_hash FROM {words} WHERE item_id = %s", [pk])
+            only = "" if blocks is None else " AND block = ANY(%s)"
+            cursor.execute(
+                f"SELECT block, part, body_hash FROM {words} WHERE item_id = %s{only}",
+                [pk] if blocks is None else [pk, blocks],
+            )
             stored = {(block, part): hashed for block, part, hashed in cursor.fetchall()}
         kept = {(block, part) for block, part, _ in pieces}
         gone = [key for key in stored if key not in kept]

@@ -149,7 +149,9 @@ def _write_edit(
         return outcome
     item.updated_at = timezone.now()
     if "content" in changed:
-        with pieces.written(item, created=False):
+        # The plan's spans say which blocks of a long content's word pieces can have changed.
+        spans = plan.spans if item.content is plan.new_content else ()
+        with pieces.written(item, created=False, before=plan.text, spans=spans):
             item.save(update_fields=["updated_at", *changed])
     else:
         item.save(update_fields=["updated_at", *changed])

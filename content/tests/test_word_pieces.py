@@ -4,6 +4,7 @@ them for every other writer."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -14,10 +15,7 @@ from content.models import Bookmark, Note
 from content.search import pieces
 from content.tests.helpers import detail_url, list_url
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's word pieces"),
-]
+postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's pieces")
 
 LEDGER = "".join(f"line {i} of the ledger, entry {i * 7}\n" for i in range(5_000))  # 190 000
 
@@ -45,6 +43,8 @@ def expected(table: str, pk: Any) -> list[tuple[int, int, str, str]]:
         return cursor.fetchall()
 
 
+@pytest.mark.django_db
+@postgres
 @pytest.mark.parametrize(
     "content",
     [
@@ -72,6 +72,8 @@ def test_the_application_cuts_the_same_pieces_as_the_sql(content: str) -> None:
     assert (mine == []) == (len(content) <= 100_000)
 
 
+@pytest.mark.django_db
+@postgres
 def test_every_service_write_leaves_the_pieces_the_trigger_would(api: Any) -> None:
     url = list_url("note")
     created = api.post(url, {"title": "Ledger", "content": LEDGER + "wombat"}, format="json")
@@ -107,6 +109,8 @@ def test_every_service_write_leaves_the_pieces_the_trigger_would(api: Any) -> No
     assert Note.objects.get(pk=pk).content == "tiny"
 
 
+@pytest.mark.django_db
+@postgres
 def test_a_bookmark_create_and_edit_write_their_pieces(api: Any) -> None:
     body = {"url": "https://example.com/ledger", "title": "L", "content": LEDGER + "numbat"}
     created = api.post(list_url("bookmark"), body, format="json")
@@ -123,6 +127,8 @@ def test_a_bookmark_create_and_edit_write_their_pieces(api: Any) -> None:
     assert Bookmark.objects.get(pk=pk).content.endswith("bilby")
 
 
+@pytest.mark.django_db
+@postgres
 def test_the_trigger_leaves_a_row_only_while_the_setting_names_it(api: Any) -> None:
     created = api.post(list_url("note"), {"title": "L", "content": LEDGER}, format="json")
     pk = created.json()["id"]
@@ -146,4 +152,82 @@ def test_the_trigger_leaves_a_row_only_while_the_setting_names_it(api: Any) -> N
         Note.objects.filter(pk=pk).update(content="wallaby\n" + LEDGER)
         assert stored("content_note", pk) == expected("content_note", pk)
     found = api.get(list_url("note"), {"q": "wallaby"}).json()
+    assert [r["id"] for r in found["results"]] == [pk]
+
+
+def _apply(before: str, spans: list[tuple[int, int, str]]) -> str:
+    out, cursor = [], 0
+    for start, end, text in spans:
+        out += [before[cursor:start], text]
+        cursor = end
+    return "".join(out) + before[cursor:]
+
+
+def test_an_edit_cuts_only_the_blocks_it_touched_and_those_are_right() -> None:
+    """Random edits of random long contents: whenever ``edited_blocks`` answers, its pieces are
+    those ``split`` gives for the new content in every block it names, every part of them, and
+    every block it leaves out is unchanged. An edit that adds or removes lines gets None."""
+    rng = random.Random(27)
+    answered = 0
+    for _ in range(150):
+        lines = [f"{'x' * rng.randint(0, 80)} {i}" for i in range(rng.randint(2_500, 4_000))]
+        if rng.random() < 0.3:
+            lines[rng.randrange(len(lines))] = "y" * rng.randint(100_000, 230_000)
+        before = "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
+        spans, at = [], 0
+        for _ in range(rng.randint(1, 5)):
+            start = rng.randint(at, min(len(before), at + len(before) // 3))
+            end = min(len(before), start + rng.randint(0, 300))
+            newlines = before.count("\n", start, end)
+            if rng.random() < 0.8:
+                text = "\n".join("z" * rng.randint(0, 50) for _ in range(newlines + 1))
+            else:
+                text = "q\n" * rng.randint(0, 3)
+            spans.append((start, end, text))
+            at = end
+        after = _apply(before, spans)
+        got = pieces.edited_blocks(before, after, spans)
+        keeps_lines = all(before.count("\n", s, e) == t.count("\n") for s, e, t in spans)
+        assert (got is not None) == (keeps_lines and len(after) > 100_000)
+        if got is None:
+            continue
+        answered += 1
+        old = {(b, p): body for b, p, body in pieces.split(before)}
+        new = {(b, p): body for b, p, body in pieces.split(after)}
+        touched = {b for b, _, _ in got}
+        assert {(b, p): body for b, p, body in got} == {
+            key: body for key, body in new.items() if key[0] in touched
+        }
+        assert all(old.get(key) == body for key, body in new.items() if key[0] not in touched)
+    assert answered > 50
+
+
+@pytest.mark.django_db
+@postgres
+def test_edits_of_several_places_write_what_the_trigger_would(api: Any) -> None:
+    content = "".join(f"row {i} holds entry {i * 3}\n" for i in range(6_000))
+    created = api.post(list_url("note"), {"title": "R", "content": content}, format="json")
+    pk = created.json()["id"]
+    edit = reverse("note-str-replace", args=[pk])
+    first = stored("content_note", pk)
+    edits = [
+        {"old_str": "row 499 holds", "new_str": "row 499 (a block's last line) holds"},
+        {"old_str": "row 500 holds", "new_str": "row 500 kangaroo"},
+        {"old_str": "row 1999 holds entry 5997\nrow 2000", "new_str": "joey\nrow 2000"},
+        {"old_str": "row 5999 holds", "new_str": "row 5999, the last,"},
+    ]
+    response = api.patch(edit, {"edits": edits}, format="json")
+    assert response.status_code == 200, response.content
+    after = stored("content_note", pk)
+    assert after == expected("content_note", pk)
+    changed = {a[0] for a, b in zip(first, after, strict=True) if a != b}
+    assert changed == {0, 1, 3, 11}
+    # Every "holds" at once (more places than are walked block by block), then lines removed.
+    body = {"old_str": " holds ", "new_str": " keeps ", "replace_all": True}
+    assert api.patch(edit, body, format="json").status_code == 200
+    assert stored("content_note", pk) == expected("content_note", pk)
+    body = {"old_str": "row 10 keeps entry 30\n", "new_str": ""}
+    assert api.patch(edit, body, format="json").status_code == 200
+    assert stored("content_note", pk) == expected("content_note", pk)
+    found = api.get(list_url("note"), {"q": "kangaroo joey"}).json()
     assert [r["id"] for r in found["results"]] == [pk]
