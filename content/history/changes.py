@@ -192,6 +192,12 @@ def _owner_key(owner_id: Any) -> int:
         return zlib.crc32(str(owner_id).encode()) % 2**31
 
 
+_HELD_XIDS = (
+    "SELECT pg_current_xact_id()::text::bigint, array_agg(transactionid::text) "
+    "FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'transactionid'"
+)
+
+
 def _ticket(owner_id: Any) -> int:
     """This transaction's ticket for ``owner_id``'s changes (PostgreSQL), taken once per
     transaction and owner unless a savepoint around the first one was rolled back since."""
@@ -209,20 +215,24 @@ def _ticket(owner_id: Any) -> int:
         if cached is not None and stack[: len(cached[1])] == cached[1]:
             return int(cached[0])
         users = get_user_model()._meta.db_table
-        with transaction.atomic():  # a subtransaction: its xid is assigned here, after the lock
-            cursor.execute(
-                f'SELECT 1 FROM "{users}" WHERE id = %s FOR KEY SHARE',
-                [owner_id],
-            )
-            if cursor.rowcount < 1:  # no such user (the insert will fail): any row will do
+        # A subtransaction whose xid the row lock assigns, after the feed lock, read before it
+        # is released: one round trip (the statements' results follow one another).
+        cursor.execute(
+            f'SAVEPOINT tiddly_ticket; SELECT 1 FROM "{users}" WHERE id = %s FOR KEY SHARE; '
+            f"{_HELD_XIDS}; RELEASE SAVEPOINT tiddly_ticket",
+            [owner_id],
+        )
+        cursor.nextset()
+        locked = cursor.rowcount
+        cursor.nextset()
+        top, xids = cursor.fetchone()
+        if locked < 1:  # no such user (the insert will fail): any row will do
+            with transaction.atomic():
                 cursor.execute(
                     "SELECT 1 FROM pg_database WHERE datname = current_database() FOR KEY SHARE"
                 )
-            cursor.execute(
-                "SELECT pg_current_xact_id()::text::bigint, array_agg(transactionid::text) "
-                "FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'transactionid'"
-            )
-            top, xids = cursor.fetchone()
+                cursor.execute(_HELD_XIDS)
+                top, xids = cursor.fetchone()
     ticket = max(_widen(int(x), int(top)) for x in xids)
     if own.get("top") != top:
         own.clear()
