@@ -127,15 +127,27 @@ class OpenAIProvider:
         self.model = model
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._batch, self._retries, self._timeout, self._backoff = batch, retries, timeout, backoff
+        self._client: httpx.Client | None = None
+        self._client_pid = 0
+        self._client_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         rows: list[list[float]] = []
-        with httpx.Client(timeout=self._timeout, headers=self._headers) as client:
-            for start in range(0, len(texts), self._batch):
-                rows.extend(self._post(client, texts[start : start + self._batch]))
+        client = self._connected()
+        for start in range(0, len(texts), self._batch):
+            rows.extend(self._post(client, texts[start : start + self._batch]))
         return _normalised(np.array(rows, dtype=np.float32))
+
+    def _connected(self) -> httpx.Client:
+        """One client per process, kept: each query's embedding reuses its open connection (a
+        TLS handshake per search otherwise). A forked child makes its own."""
+        with self._client_lock:
+            if self._client is None or self._client_pid != os.getpid():
+                self._client = httpx.Client(timeout=self._timeout, headers=self._headers)
+                self._client_pid = os.getpid()
+            return self._client
 
     def _post(self, client: httpx.Client, batch: list[str]) -> list[list[float]]:
         last = "no attempt"

@@ -24,6 +24,7 @@ class StandIn:
         self.requests: list[dict[str, Any]] = []
         self.fail_first = 0
         self.status = 200
+        self.connections: list[int] = []  # the client's port of each request
 
 
 @pytest.fixture
@@ -31,17 +32,18 @@ def server() -> Iterator[tuple[str, StandIn]]:
     state = StandIn()
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keeps connections open, as real endpoints do
+
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append({"body": body, "auth": self.headers.get("Authorization")})
+            state.connections.append(self.client_address[1])
             if state.fail_first > 0:
                 state.fail_first -= 1
-                self.send_response(503)
-                self.end_headers()
+                self._empty(503)
                 return
             if state.status != 200:
-                self.send_response(state.status)
-                self.end_headers()
+                self._empty(state.status)
                 return
             data = [
                 {"index": i, "embedding": [float(len(text)), 1.0, 0.0]}
@@ -53,6 +55,11 @@ def server() -> Iterator[tuple[str, StandIn]]:
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
+
+        def _empty(self, status: int) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -78,6 +85,17 @@ def test_openai_provider_batches_orders_and_normalises(server: tuple[str, StandI
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-6)
     expected = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
     np.testing.assert_allclose(vectors[0], expected, rtol=1e-6)  # order by "index", not by position
+
+
+def test_openai_provider_keeps_its_connection_between_calls(server: tuple[str, StandIn]) -> None:
+    """Each search embeds its query: a new connection (and TLS handshake) per call would cost
+    every search a round trip or three."""
+    url, state = server
+    provider = OpenAIProvider(url=url, model="m", batch=2)
+    for texts in (["a"], ["b", "c", "d"], ["e"]):
+        assert provider.embed(texts).shape == (len(texts), 3)
+    assert len(state.connections) == 4
+    assert len(set(state.connections)) == 1
 
 
 def test_openai_provider_retries_then_gives_up(server: tuple[str, StandIn]) -> None:
