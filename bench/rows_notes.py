@@ -121,33 +121,42 @@ def op_replace_fail(call: Call) -> Outcome:
 # -- successful str-replace, alternating values; each worker owns one marker line
 
 REPLACE_VALUES = ("alpha", "bravo")
+# replace_grow: the line grows and shrinks by 14 characters, as a real edit changes a length
+GROW_VALUES = ("alpha", "alpha-longer-longer")
 
 
 @dataclasses.dataclass
 class ReplaceState:
     ref: NoteRef
     tag: str
-    values: list[int]  # per worker: index into REPLACE_VALUES currently in the note
+    values: list[int]  # per worker: index into ``words`` currently in the note
     used: int = 0  # workers used so far
+    words: tuple[str, str] = REPLACE_VALUES
 
     def marker(self, worker: int, value: int) -> str:
-        return f"rpl-{self.tag}-w{worker}-{REPLACE_VALUES[value]}"
+        return f"rpl-{self.tag}-w{worker}-{self.words[value]}"
 
     def line(self, worker: int) -> int:
         text = self.ref.text
         return text.marker_line if worker == 0 else sorted(text.extra)[worker - 1]
 
 
-def setup_replace(bench: Bench, size: int | None) -> ReplaceState:
+def setup_replace(
+    bench: Bench, size: int | None, words: tuple[str, str] = REPLACE_VALUES
+) -> ReplaceState:
     assert size is not None
     workers = max(bench.concurrency)
     tag = uuid.uuid4().hex[:8]
-    st = ReplaceState(NoteRef("", make_note(1)), tag, [0] * workers)
+    st = ReplaceState(NoteRef("", make_note(1)), tag, [0] * workers, words=words)
     markers = [st.marker(w, 0) for w in range(workers)]
     # Worker 0's marker is the middle marker line itself; the others follow it.
     text = make_note(size, marker=markers[0], extra_markers=markers[1:])
     st.ref = NoteRef(bench.create_note(f"bench replace {size}", text.content), text)
     return st
+
+
+def setup_replace_grow(bench: Bench, size: int | None) -> ReplaceState:
+    return setup_replace(bench, size, GROW_VALUES)
 
 
 def op_replace_ok(call: Call) -> Outcome:
@@ -244,6 +253,13 @@ register(
         op_replace_ok,
         "PATCH str-replace of a unique marker, alternating values (one marker per worker)",
         setup=setup_replace,
+        after=after_replace,
+    ),
+    Scenario(
+        "replace_grow",
+        op_replace_ok,
+        "PATCH str-replace of a unique marker whose length changes (+/- 14 characters)",
+        setup=setup_replace_grow,
         after=after_replace,
     ),
     Scenario(
