@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from django.conf import settings
@@ -148,12 +149,10 @@ def _write_edit(
     if not changed:
         return outcome
     item.updated_at = timezone.now()
-    if "content" in changed:
-        # The plan's spans say which blocks of a long content's word pieces can have changed.
-        spans = plan.spans if item.content is plan.new_content else ()
-        with pieces.written(item, created=False, before=plan.text, spans=spans):
-            item.save(update_fields=["updated_at", *changed])
-    else:
+    # The plan's spans say which blocks of a long content's word pieces can have changed.
+    spans = plan.spans if item.content is plan.new_content else ()
+    kept = pieces.written(item, created=False, before=plan.text, spans=spans)
+    with kept if "content" in changed else nullcontext():
         item.save(update_fields=["updated_at", *changed])
     content_cache.remember(item)
     history.record_version(

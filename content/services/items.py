@@ -7,7 +7,7 @@ Each service is keyword-only, runs in one transaction, takes the owner, and rais
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
@@ -299,10 +299,7 @@ def apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list
 def _save(item: Item, *, force_insert: bool = False, content_written: bool = True) -> None:
     """Save, turning a lost uniqueness race into the same 409 the pre-check gives.
     ``content_written``: the content may have changed (its word pieces are kept with it)."""
-    if not content_written:
-        kept: AbstractContextManager[None] = nullcontext()
-    else:
-        kept = pieces.written(item, created=force_insert)
+    kept = pieces.written(item, created=force_insert) if content_written else nullcontext()
     if item.unique_field is None:  # no race to turn into a 409: no savepoint to pay for
         with kept:
             item.save(force_insert=force_insert)
