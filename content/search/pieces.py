@@ -1,4 +1,6 @@
-"""PostgreSQL: the word pieces of a long note's or bookmark's content, written by the write itself.
+"""The word pieces of a long note's or bookmark's content, written by the write itself.
+
+PostgreSQL:
 
 A content longer than ``search_vector`` holds is also kept in ``"{table}_words"`` (content
 migrations 0017 and 0023): its 500-line blocks, each cut in parts of 100 000 characters that
@@ -7,15 +9,27 @@ whole content in SQL on every write, most of what a one-line edit of a 100 000-l
 ``written`` lets the service's create, update and edit paths do that work here instead, on the
 content they already hold, and tell the trigger to leave the row alone (content migration 0025):
 the same pieces, and only the changed ones tokenised. Other writers keep the trigger.
+
+SQLite (content migration 0026): the FTS5 table ``"{table}_words"`` holds the body in pieces
+whose places (byte start and length, and a hash of their text) are in ``"{table}_word_spans"``.
+For a long content ``written`` cuts the pieces where the content's own lines say (``cut``: a
+line whose length and edge bytes hash to one value in 64 ends a piece, within a minimum and a
+maximum size), so an edit leaves the pieces before and after it as they were, only moved; those
+it finds again by their hash are kept, the others are dropped with the text the table indexed
+(read from the stored content, never from memory) and the new ones written. The trigger leaves
+the row's body while the save names it in ``"{table}_words_written"``.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from django.db import connection
 
 from content.dbops import FTS_CONTENT_CHARS
@@ -113,11 +127,16 @@ def written(
     item: Item, *, created: bool, before: str | None = None, spans: Sequence[Span] = ()
 ) -> Iterator[None]:
     """Wrap the save of ``item`` whose content is being written (inside the write's transaction):
-    on PostgreSQL, for a long content, the trigger is told to leave the row and its changed
-    pieces are written after the save. An edit passes the content ``before`` it and its
-    ``spans``, so that only the blocks it touched are cut. Anywhere else this does nothing."""
+    for a long content, the trigger is told to leave the row and its changed pieces are written
+    here. An update passes the content ``before`` it (on SQLite a content of the same length is
+    left to the trigger), an edit its ``spans`` too (on PostgreSQL only the blocks they touched
+    are cut). Prompts and short contents are left to the triggers."""
     table = item._meta.db_table
     content = item.content or ""
+    if connection.vendor == "sqlite":
+        with _sqlite_written(item, table, content, created=created, before=before):
+            yield
+        return
     if (
         connection.vendor != "postgresql"
         or table not in TABLES
@@ -179,3 +198,138 @@ def _write(
 
 def _columns(changed: list[tuple[int, int, str, str]]) -> list[list[object]]:
     return [[row[i] for row in changed] for i in range(4)]
+
+
+# SQLite (content migration 0026).
+SQLITE_AT = 65_536  # characters: a shorter content is a few pieces, left to the trigger
+ROWS = 4_096  # rowid = item key * ROWS + piece number; 0 is the title's row
+SMALLEST = 12 * 1024  # bytes: at most 4 095 pieces for 48 MiB
+LARGEST = 48 * 1024
+SQLITE_OVERLAP = 256  # bytes a piece shares with the next: a phrase across the cut is whole
+WRITTEN = "*"  # names a row being created (its id is not known before the insert)
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+
+
+def cut(data: bytes) -> list[tuple[int, int]]:
+    """The pieces (start, end) ``data`` is cut in, before overlap. A cut falls after a line
+    chosen by its own bytes (its length and eight of them, hashed), at least ``SMALLEST`` after the last (the first such line), so
+    the cuts before an edit stay and those after it come back, moved, within a piece or two;
+    past ``LARGEST`` with no such line, after the last line that fits, or mid-line."""
+    size = len(data)
+    if not size:
+        return []
+    array = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(array == 10) + 1  # after each newline
+    chosen: list[int] = []
+    if len(ends) <= size // 8:  # (lines of a few bytes each: too many to hash; cut by size)
+        starts = np.concatenate(([0], ends[:-1]))
+        last = np.maximum(ends - 2, starts)  # before the newline (or the empty line's newline)
+        length = last - starts
+        mixed = length.astype(np.uint64) * _MIX[0]
+        for k in range(1, 9):  # eight bytes spread over the line
+            mixed ^= array[starts + length * k // 8].astype(np.uint64)
+            mixed *= _MIX[k % 3]
+            mixed ^= mixed >> np.uint64(29)
+        chosen = ends[(mixed >> np.uint64(58)) == 0].tolist()
+    pieces, pos = [], 0
+    while True:
+        i = bisect.bisect_left(chosen, pos + SMALLEST)
+        if i < len(chosen) and chosen[i] <= pos + LARGEST and chosen[i] < size:
+            end = chosen[i]
+        elif size - pos <= LARGEST:
+            pieces.append((pos, size))
+            return pieces
+        else:
+            j = int(np.searchsorted(ends, pos + LARGEST, side="right")) - 1
+            end = int(ends[j]) if j >= 0 and ends[j] >= pos + SMALLEST else pos + LARGEST
+        pieces.append((pos, end))
+        pos = end
+
+
+@contextmanager
+def _sqlite_written(
+    item: Item, table: str, content: str, *, created: bool, before: str | None
+) -> Iterator[None]:
+    if (
+        table not in TABLES
+        or len(content) <= SQLITE_AT
+        # The same length: the trigger compares the stored pieces in place, faster than a cut.
+        or (before is not None and len(before) == len(content))
+    ):
+        yield
+        return
+    data = content.encode()
+    places = cut(data)
+    if len(places) >= ROWS:
+        yield  # beyond the numbers a row has: the trigger's pieces
+        return
+    bodies = [data[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
+    hashes = [hashlib.sha1(body, usedforsecurity=False).digest() for body in bodies]
+    spans, words = f'"{table}_word_spans"', f'"{table}_words"'
+    name = WRITTEN if created else item.pk.hex
+    kept: dict[int, tuple[int, int]] = {}  # piece -> (rowid, stored start)
+    with connection.cursor() as cursor:
+        if not created:
+            base = _key(cursor, table, item.pk.hex) * ROWS
+            cursor.execute(
+                f"SELECT rowid, start, hash FROM {spans} WHERE rowid > %s AND rowid < %s",
+                [base, base + ROWS],
+            )
+            stored: dict[bytes, list[tuple[int, int]]] = {}
+            gone = []
+            for rowid, start, hashed in cursor.fetchall():
+                if hashed is None:
+                    gone.append(rowid)
+                else:
+                    stored.setdefault(bytes(hashed), []).append((rowid, start))
+            for piece, hashed in enumerate(hashes):
+                if stored.get(hashed):
+                    kept[piece] = stored[hashed].pop()
+            gone += [rowid for left in stored.values() for rowid, _ in left]
+            if gone:
+                # Dropped with the text the index holds: the stored content, not yet replaced.
+                rowids = json.dumps(gone)
+                cursor.execute(
+                    f"INSERT INTO {words} ({words}, rowid, body) SELECT 'delete', s.rowid, "
+                    "substr(CAST(coalesce(t.content, '') AS BLOB), s.start, s.length) "
+                    f'FROM {spans} s CROSS JOIN "{table}" t ON t.id = %s '
+                    "WHERE s.rowid IN (SELECT value FROM json_each(%s))",
+                    [item.pk.hex, rowids],
+                )
+                cursor.execute(
+                    f"DELETE FROM {spans} WHERE rowid IN (SELECT value FROM json_each(%s))",
+                    [rowids],
+                )
+        cursor.execute(f'INSERT INTO "{table}_words_written" (id) VALUES (%s)', [name])
+        yield
+        cursor.execute(f'DELETE FROM "{table}_words_written" WHERE id = %s', [name])
+        if created:
+            base = _key(cursor, table, item.pk.hex) * ROWS
+        taken = {rowid - base for rowid, _ in kept.values()}
+        free = (n for n in range(1, ROWS) if n not in taken)
+        added = [
+            (base + next(free), places[piece][0] + 1, len(body), hashes[piece], body)
+            for piece, body in enumerate(bodies)
+            if piece not in kept
+        ]
+        moved = [
+            (places[piece][0] + 1, rowid)
+            for piece, (rowid, start) in kept.items()
+            if start != places[piece][0] + 1
+        ]
+        if added:
+            cursor.executemany(
+                f"INSERT INTO {words} (rowid, body) VALUES (%s, %s)",
+                [(rowid, body) for rowid, _, _, _, body in added],
+            )
+            cursor.executemany(
+                f"INSERT INTO {spans} (rowid, start, length, hash) VALUES (%s, %s, %s, %s)",
+                [row[:4] for row in added],
+            )
+        if moved:
+            cursor.executemany(f"UPDATE {spans} SET start = %s WHERE rowid = %s", moved)
+
+
+def _key(cursor: Any, table: str, pk_hex: str) -> int:
+    cursor.execute(f'SELECT key FROM "{table}_search_key" WHERE id = %s', [pk_hex])
+    return int(cursor.fetchone()[0])

@@ -232,7 +232,7 @@ def _update(item: Item, data: ItemFields, *, actor: Actor, action: str) -> Item:
         _check_unique(item)
         item.updated_at = timezone.now()
     if changed or state_changed:
-        _save(item, content_written="content" in changed)
+        _save(item, content_written="content" in changed, before=before["content"])
     if "tags" in changed:
         names = _set_tags(item, new_tags or [])
     if changed:
@@ -296,10 +296,21 @@ def apply_fields(item: Item, data: Mapping[str, Any], *, creating: bool) -> list
     return None
 
 
-def _save(item: Item, *, force_insert: bool = False, content_written: bool = True) -> None:
+def _save(
+    item: Item,
+    *,
+    force_insert: bool = False,
+    content_written: bool = True,
+    before: str | None = None,
+) -> None:
     """Save, turning a lost uniqueness race into the same 409 the pre-check gives.
-    ``content_written``: the content may have changed (its word pieces are kept with it)."""
-    kept = pieces.written(item, created=force_insert) if content_written else nullcontext()
+    ``content_written``: the content may have changed from ``before`` (its word pieces are kept
+    with it)."""
+    kept = (
+        pieces.written(item, created=force_insert, before=before)
+        if content_written
+        else nullcontext()
+    )
     if item.unique_field is None:  # no race to turn into a 409: no savepoint to pay for
         with kept:
             item.save(force_insert=force_insert)

@@ -179,20 +179,24 @@ def test_hybrid_holds_what_keyword_mode_finds_deep_in_a_large_note(api: Any) -> 
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's word index")
-def test_sqlite_keeps_a_content_in_16_kib_pieces_and_finds_a_phrase_across_two(api: Any) -> None:
-    # An edit re-tokenises only the pieces it changed: small pieces keep a str-replace cheap.
+def test_sqlite_trigger_keeps_a_content_in_16_kib_pieces_and_finds_a_phrase_across_two(
+    api: Any,
+) -> None:
+    # A writer other than the services (here a bulk update) gets the trigger's pieces (content
+    # migrations 0021, 0026): 16 KiB each, each sharing 256 bytes with the next.
     head = "word " * 3_276  # 16 380 bytes: "bright" starts 4 bytes before the first boundary
     content = head + "bright lantern\n" + FILLER
     url = list_url("note")
-    pk = api.post(url, {"title": "Lamp", "content": content}, format="json").json()["id"]
+    pk = api.post(url, {"title": "Lamp", "content": "short"}, format="json").json()["id"]
+    Note.objects.filter(pk=pk).update(content=content)
     assert ids(api.get(url, {"q": '"bright lantern"'})) == [pk]
     with connection.cursor() as cursor:
         cursor.execute(
-            'SELECT count(*) FROM "content_note_words" WHERE rowid / 4096 = '
-            '(SELECT key FROM "content_note_search_key" WHERE id = %s)',
+            'SELECT count(*), min(start), max(length) FROM "content_note_word_spans" '
+            'WHERE rowid / 4096 = (SELECT key FROM "content_note_search_key" WHERE id = %s)',
             [Note.objects.get(pk=pk).pk.hex],
         )
-        assert cursor.fetchone()[0] == -(-len(content.encode()) // 16_384)
+        assert cursor.fetchone() == (-(-len(content.encode()) // 16_384), 1, 16_640)
     edit = reverse("note-str-replace", args=[pk])
     body = {"old_str": "bright lantern", "new_str": "bright candle!"}
     assert api.patch(edit, body, format="json").status_code == 200

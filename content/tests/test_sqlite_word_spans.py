@@ -1,0 +1,258 @@
+"""SQLite: the word index's body pieces and their stored places (content migration 0026,
+content.search.pieces). Whoever writes — the service cutting by lines, the trigger cutting by
+bytes, or one after the other — the FTS5 index holds exactly the words of the pieces the places
+name, and those pieces cover the content; an edit that moves the content re-tokenises a piece
+or two, not the rest."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.urls import reverse
+
+from content.models import Bookmark, Note
+from content.search import pieces
+from content.tests.helpers import detail_url, list_url
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's word index"),
+]
+
+RUNBOOK = "".join(
+    f"step {i}: check the {('pump', 'valve', 'gauge')[i % 3]} {i * 7}\n" for i in range(9_000)
+)
+
+
+def key(table: str, pk: Any) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT key FROM "{table}_search_key" WHERE id = %s', [pk.hex])
+        return int(cursor.fetchone()[0])
+
+
+def places(table: str, pk: Any) -> list[tuple[int, int, int, bytes | None]]:
+    base = key(table, pk) * pieces.ROWS
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT rowid, start, length, hash FROM "{table}_word_spans" '
+            "WHERE rowid > %s AND rowid < %s ORDER BY start",
+            [base, base + pieces.ROWS],
+        )
+        return cursor.fetchall()
+
+
+def instances(words: str, schema: str = "main") -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS temp.v_{words}")
+        cursor.execute(
+            f"CREATE VIRTUAL TABLE temp.v_{words} USING fts5vocab({schema}, {words}, instance)"
+        )
+        cursor.execute(f"SELECT term, doc, col, offset FROM temp.v_{words} ORDER BY 1, 2, 3, 4")
+        rows = cursor.fetchall()
+        cursor.execute(f"DROP TABLE temp.v_{words}")
+    return rows
+
+
+def assert_index_matches_the_rows(table: str, head: str) -> None:
+    """The index equals one built afresh from each row's head and the pieces its places name,
+    and those places cover each content from its first byte to its last, in order."""
+    blob = "CAST(coalesce(t.content, '') AS BLOB)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT k.key, length({blob}) FROM "{table}" t '
+            f'JOIN "{table}_search_key" k ON k.id = t.id'
+        )
+        for item_key, size in cursor.fetchall():
+            cursor.execute(
+                f'SELECT start, length FROM "{table}_word_spans" WHERE rowid > %s AND '
+                "rowid < %s ORDER BY start",
+                [item_key * pieces.ROWS, item_key * pieces.ROWS + pieces.ROWS],
+            )
+            spans = cursor.fetchall()
+            covered = 1
+            for start, length in spans:
+                assert start <= covered < start + length or (start == covered and length == 0)
+                covered = start + length
+            assert covered == size + 1 or (not spans and size == 0)
+        cursor.execute("DROP TABLE IF EXISTS temp.fresh")
+        cursor.execute(
+            "CREATE VIRTUAL TABLE temp.fresh USING fts5(title, description, body, content='', "
+            "tokenize='porter unicode61 remove_diacritics 2')"
+        )
+        cursor.execute(
+            f"INSERT INTO temp.fresh (rowid, title, description) SELECT k.key * 4096, {head}, "
+            f'coalesce(t.description, \'\') FROM "{table}" t JOIN "{table}_search_key" k '
+            "ON k.id = t.id"
+        )
+        cursor.execute(
+            f"INSERT INTO temp.fresh (rowid, body) SELECT s.rowid, substr({blob}, s.start, "
+            f's.length) FROM "{table}_word_spans" s JOIN "{table}_search_key" k ON '
+            f's.rowid / 4096 = k.key JOIN "{table}" t ON t.id = k.id'
+        )
+    fresh = instances("fresh", "temp")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE temp.fresh")
+    assert instances(f"{table}_words") == fresh
+
+
+NOTE_HEAD = "coalesce(t.title, '')"
+
+
+def ids(response: Any) -> list[str]:
+    assert response.status_code == 200, response.content
+    return [r["id"] for r in response.json()["results"]]
+
+
+def test_cut_covers_the_content_and_an_edit_moves_the_pieces_after_it() -> None:
+    rng = random.Random(7)
+    texts = [
+        RUNBOOK,
+        "".join(f"{rng.random():.12f} {'x' * rng.randrange(90)}\n" for _ in range(20_000)),
+        "\n" * 300_000,  # lines too short to hash: cut by size
+        "y" * 200_000,  # no line at all: cut mid-line
+        "é ünïcödé 🙂 line\n" * 20_000,
+    ]
+    for text in texts:
+        data = text.encode()
+        cuts = pieces.cut(data)
+        assert cuts[0][0] == 0
+        assert cuts[-1][1] == len(data)
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(cuts))
+        assert all(pieces.SMALLEST <= e - s <= pieces.LARGEST for s, e in cuts[:-1])
+        if 0 < text.count("\n") * 8 < len(data):  # lines chosen by their bytes
+            for _ in range(5):
+                at = text.index("\n", rng.randrange(len(text) - 100))
+                grown = (text[:at] + " and fourteen!" + text[at:]).encode()
+                old = {data[s:e] for s, e in cuts}
+                new = [grown[s:e] for s, e in pieces.cut(grown)]
+                assert sum(body not in old for body in new) <= 2
+
+
+def test_a_length_changing_edit_writes_a_piece_or_two_and_keeps_the_rest(api: Any) -> None:
+    url = list_url("note")
+    response = api.post(url, {"title": "Runbook", "content": RUNBOOK}, format="json")
+    assert response.status_code == 201
+    pk = response.json()["id"]
+    note = Note.objects.get(pk=pk)
+    before = places("content_note", note.pk)
+    assert len(before) > 10
+    assert all(hashed is not None for *_, hashed in before)
+    edit = reverse("note-str-replace", args=[pk])
+    body = {
+        "old_str": "step 4500: check the pump",
+        "new_str": "step 4500: check the cormorant pump",
+    }
+    assert api.patch(edit, body, format="json").status_code == 200
+    after = places("content_note", note.pk)
+    kept = {rowid for rowid, *_ in before} & {rowid for rowid, *_ in after}
+    assert len(after) - len(kept) <= 2  # written anew
+    starts = {rowid: start for rowid, start, *_ in before}
+    moved = [r for r in after if r[0] in kept and r[1] != starts[r[0]]]
+    assert moved  # the pieces after the edit kept their rows, at their new places
+    assert ids(api.get(url, {"q": '"cormorant pump"'})) == [pk]
+    assert ids(api.get(url, {"q": "step 8999 gauge"})) == [pk]
+    assert_index_matches_the_rows("content_note", NOTE_HEAD)
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT count(*) FROM "content_note_words_written"')
+        assert cursor.fetchone()[0] == 0
+
+
+def test_every_writer_keeps_the_index_exact(api: Any, owner: Any) -> None:
+    url = list_url("note")
+    pk = api.post(url, {"title": "Log", "content": RUNBOOK}, format="json").json()["id"]
+    note_pk = Note.objects.get(pk=pk).pk
+    edit = reverse("note-str-replace", args=[pk])
+    steps = [
+        # the service, another length
+        lambda: api.patch(
+            edit, {"old_str": "step 10:", "new_str": "step ten, heron:"}, format="json"
+        ),
+        # the service, the same length: the trigger compares the places in place
+        lambda: api.patch(edit, {"old_str": "heron", "new_str": "egret"}, format="json"),
+        # PATCH of the whole content, shorter but still long
+        lambda: api.patch(
+            detail_url("note", pk), {"content": RUNBOOK[5_000:] + "ibis"}, format="json"
+        ),
+        # a bulk write: the trigger's 16 KiB pieces replace the service's
+        lambda: Note.objects.filter(pk=note_pk).update(content="kestrel\n" + RUNBOOK),
+        # then the service again, over the trigger's pieces
+        lambda: api.patch(
+            edit, {"old_str": "kestrel", "new_str": "kestrel and osprey"}, format="json"
+        ),
+        lambda: api.patch(detail_url("note", pk), {"title": "Aviary"}, format="json"),
+        lambda: api.patch(detail_url("note", pk), {"content": "short now, puffin"}, format="json"),
+        lambda: api.patch(detail_url("note", pk), {"content": RUNBOOK + "plover"}, format="json"),
+    ]
+    for step in steps:
+        result = step()
+        assert getattr(result, "status_code", 200) == 200
+        assert_index_matches_the_rows("content_note", NOTE_HEAD)
+    assert ids(api.get(url, {"q": "plover aviary"})) == [pk]
+    assert ids(api.get(url, {"q": "puffin"})) == []
+    assert ids(api.get(url, {"q": "osprey"})) == []
+    assert api.delete(detail_url("note", pk) + "?permanent=true").status_code == 204
+    assert_index_matches_the_rows("content_note", NOTE_HEAD)
+    assert instances("content_note_words") == []
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT count(*) FROM "content_note_word_spans"')
+        assert cursor.fetchone()[0] == 0
+
+
+def test_a_bookmark_keeps_its_url_in_the_head_and_a_failed_save_leaves_nothing(
+    api: Any, owner: Any
+) -> None:
+    url = list_url("bookmark")
+    first = api.post(url, {"url": "https://a.example/", "content": RUNBOOK}, format="json")
+    second = api.post(
+        url, {"url": "https://b.example/", "content": RUNBOOK + "tern"}, format="json"
+    )
+    assert first.status_code == second.status_code == 201
+    head = "coalesce(t.title, '') || char(10) || coalesce(t.url, '')"
+    assert_index_matches_the_rows("content_bookmark", head)
+    # The same URL as the other: a 409, and neither the index nor the gate changed.
+    taken = {"url": "https://a.example/", "content": RUNBOOK[:-20] + "skua"}
+    response = api.patch(detail_url("bookmark", second.json()["id"]), taken, format="json")
+    assert response.status_code == 409
+    assert_index_matches_the_rows("content_bookmark", head)
+    assert ids(api.get(url, {"q": "skua"})) == []
+    assert ids(api.get(url, {"q": "tern"})) == [second.json()["id"]]
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT count(*) FROM "content_bookmark_words_written"')
+        assert cursor.fetchone()[0] == 0
+    Bookmark.objects.filter(pk=first.json()["id"]).update(url="https://c.example/")
+    assert_index_matches_the_rows("content_bookmark", head)
+    assert ids(api.get(url, {"q": "c.example"})) == [first.json()["id"]]
+
+
+def test_a_phrase_across_a_cut_is_found(api: Any) -> None:
+    lines = RUNBOOK.splitlines(keepends=True)
+    for at in range(200, 3_000):  # a place where a cut falls between the phrase's two words
+        content = "".join(lines[:at]) + "lantern\n" + "".join(lines[at:])
+        data = content.encode()
+        word = data.index(b"lantern")
+        if any(word - 30 <= start <= word for start, _ in pieces.cut(data)):
+            break
+    else:
+        pytest.fail("no cut near the phrase")
+    # The last word before the cut and the first after it make a phrase only the overlap holds.
+    phrase = f'"{lines[at - 1].split()[-1]} lantern"'
+    url = list_url("note")
+    pk = api.post(url, {"title": "Lamp", "content": content}, format="json").json()["id"]
+    assert ids(api.get(url, {"q": phrase})) == [pk]
+    assert ids(api.get(url, {"q": '"lantern pump"'})) == []
+
+
+def test_the_gate_names_only_the_row_being_saved(owner: Any) -> None:
+    """While a save names its row, the trigger still cuts every other row's pieces."""
+    other = Note.objects.create(owner=owner, title="o", content="gannet")
+    note = Note.objects.create(owner=owner, title="n", content="x")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute('INSERT INTO "content_note_words_written" (id) VALUES (%s)', [note.pk.hex])
+        Note.objects.filter(pk=other.pk).update(content="albatross " * 10_000)
+        cursor.execute('DELETE FROM "content_note_words_written"')
+    assert len(places("content_note", other.pk)) == 7  # 0021's 16 KiB pieces, by the trigger
+    assert_index_matches_the_rows("content_note", NOTE_HEAD)
