@@ -13,8 +13,8 @@ the same pieces, and only the changed ones tokenised. Other writers keep the tri
 SQLite (content migration 0026): the FTS5 table ``"{table}_words"`` holds the body in pieces
 whose places (byte start and length, and a hash of their text) are in ``"{table}_word_spans"``.
 For a long content ``written`` cuts the pieces where the content's own lines say (``cut``: a
-line whose length and edge bytes hash to one value in 64 ends a piece, within a minimum and a
-maximum size), so an edit leaves the pieces before and after it as they were, only moved; those
+line whose length and eight of its bytes hash to one value in 64 ends a piece, within a minimum
+and a maximum size), so an edit leaves the pieces before and after it as they were, only moved; those
 it finds again by their hash are kept, the others are dropped with the text the table indexed
 (read from the stored content, never from memory) and the new ones written. The trigger leaves
 the row's body while the save names it in ``"{table}_words_written"``.
@@ -211,10 +211,11 @@ _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(
 
 
 def cut(data: bytes) -> list[tuple[int, int]]:
-    """The pieces (start, end) ``data`` is cut in, before overlap. A cut falls after a line
-    chosen by its own bytes (its length and eight of them, hashed), at least ``SMALLEST`` after the last (the first such line), so
-    the cuts before an edit stay and those after it come back, moved, within a piece or two;
-    past ``LARGEST`` with no such line, after the last line that fits, or mid-line."""
+    """The pieces (start, end) ``data`` is cut in, before overlap. A cut falls after the first
+    line at least ``SMALLEST`` past the last cut that its own bytes choose (its length and
+    eight of them, hashed), so the cuts before an edit stay and those after it come back,
+    moved, within a piece or two; past ``LARGEST`` with no such line, after the last line that
+    fits, or mid-line."""
     size = len(data)
     if not size:
         return []
