@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -134,7 +135,7 @@ def written(
     table = item._meta.db_table
     content = item.content or ""
     if connection.vendor == "sqlite":
-        with _sqlite_written(item, table, content, created=created, before=before):
+        with _sqlite_written(item, table, content, created=created, before=before, edits=spans):
             yield
         return
     if (
@@ -216,40 +217,120 @@ def cut(data: bytes) -> list[tuple[int, int]]:
     eight of them, hashed), so the cuts before an edit stay and those after it come back,
     moved, within a piece or two; past ``LARGEST`` with no such line, after the last line that
     fits, or mid-line."""
-    size = len(data)
-    if not size:
+    if not data:
         return []
     array = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(array == 10) + 1  # after each newline
-    chosen: list[int] = []
-    if len(ends) <= size // 8:  # (lines of a few bytes each: too many to hash; cut by size)
-        starts = np.concatenate(([0], ends[:-1]))
-        last = np.maximum(ends - 2, starts)  # before the newline (or the empty line's newline)
-        length = last - starts
-        mixed = length.astype(np.uint64) * _MIX[0]
-        for k in range(1, 9):  # eight bytes spread over the line
-            mixed ^= array[starts + length * k // 8].astype(np.uint64)
-            mixed *= _MIX[k % 3]
-            mixed ^= mixed >> np.uint64(29)
-        chosen = ends[(mixed >> np.uint64(58)) == 0].tolist()
-    pieces, pos = [], 0
+    ends, chosen = _lines(array, 0, len(data), hashed=_hashed(data))
+    pieces, _ = _walk(ends, chosen, 0, len(data), len(data))
+    return pieces
+
+
+def _hashed(data: bytes) -> bool:
+    """Whether lines choose the cuts (lines of a few bytes each are too many to hash)."""
+    return data.count(b"\n") <= len(data) // 8
+
+
+def _lines(array: Any, lo: int, hi: int, *, hashed: bool) -> tuple[Any, list[int]]:
+    """The ends of the lines from ``lo`` (a line's start) that end by ``hi`` (after their
+    newline), and those of them the lines' own bytes choose."""
+    ends = np.flatnonzero(array[lo:hi] == 10) + (lo + 1)
+    if not hashed or not len(ends):
+        return ends, []
+    starts = np.concatenate(([lo], ends[:-1]))
+    last = np.maximum(ends - 2, starts)  # before the newline (or the empty line's newline)
+    length = last - starts
+    mixed = length.astype(np.uint64) * _MIX[0]
+    for k in range(1, 9):  # eight bytes spread over the line
+        mixed ^= array[starts + length * k // 8].astype(np.uint64)
+        mixed *= _MIX[k % 3]
+        mixed ^= mixed >> np.uint64(29)
+    return ends, ends[(mixed >> np.uint64(58)) == 0].tolist()
+
+
+def _walk(
+    ends: Any, chosen: list[int], pos: int, hi: int, size: int, stop: int | None = None
+) -> tuple[list[tuple[int, int]], int]:
+    """The cuts from ``pos`` on, while the lines known (up to ``hi``) decide them, and the
+    position reached; with ``stop``, it ends at the first cut at or past ``stop``."""
+    pieces: list[tuple[int, int]] = []
     while True:
+        if hi < size and pos + LARGEST + 1 > hi:
+            return pieces, pos  # the next cut needs lines past ``hi``
         i = bisect.bisect_left(chosen, pos + SMALLEST)
         if i < len(chosen) and chosen[i] <= pos + LARGEST and chosen[i] < size:
             end = chosen[i]
         elif size - pos <= LARGEST:
             pieces.append((pos, size))
-            return pieces
+            return pieces, size
         else:
             j = int(np.searchsorted(ends, pos + LARGEST, side="right")) - 1
             end = int(ends[j]) if j >= 0 and ends[j] >= pos + SMALLEST else pos + LARGEST
         pieces.append((pos, end))
         pos = end
+        if stop is not None and pos >= stop:
+            return pieces, pos
+
+
+def recut(
+    data: bytes, old: Sequence[int], old_size: int, first: int, tail: int, lines_added: int
+) -> tuple[list[tuple[int, int]], int, int] | None:
+    """``cut(data)`` for a content whose previous version (``old_size`` bytes, cut by ``cut``
+    at ``old``, the pieces' starts in order) differs only in bytes ``first`` (from the start)
+    to ``tail`` (from the end), walking only the lines near the edit: the cuts before it that
+    saw none of it stay, and once a cut after it falls on an old one, moved, the rest follow.
+    Also how many pieces at the start and from which piece on they are old ones (moved).
+    None when the old cuts cannot be relied on (the whole content is cut instead)."""
+    size = len(data)
+    count = data.count(b"\n")
+    hashed = count <= size // 8  # as ``_hashed``
+    if not old or old[0] != 0 or hashed != (count - lines_added <= old_size // 8):
+        return None
+    line = data.rfind(b"\n", 0, first) + 1  # the edited line's start
+    keep = 0  # old cuts up to ``old[keep]`` saw none of the edit (each looks LARGEST ahead)
+    while (
+        keep + 1 < len(old)
+        and old[keep] + LARGEST + 1 <= line
+        and old[keep + 1] <= line
+        and data[old[keep + 1] - 1] == 10
+    ):
+        keep += 1
+    shift = size - old_size
+    after = data.find(b"\n", size - tail)  # the line where the edit ends, in the new content
+    after = size if after < 0 else after + 1
+    later = {cut + shift: n for n, cut in enumerate(old) if cut + shift >= after}
+    array = np.frombuffer(data, dtype=np.uint8)
+    pieces = [(old[n], old[n + 1]) for n in range(keep)]
+    pos = old[keep]
+    while pos < size:
+        lo = data.rfind(b"\n", 0, pos) + 1
+        hi = min(size, max(pos, after) + 4 * LARGEST)
+        ends, chosen = _lines(array, lo, hi, hashed=hashed)
+        walked, pos = _walk(ends, chosen, pos, hi, size, stop=after)
+        pieces += walked
+        while pos < size and pos >= after:
+            if pos in later and data[pos - 1] == 10:  # back on an old cut: the rest follow
+                n = later[pos]
+                rest = [*old[n:], old_size]
+                moved = len(pieces)
+                pieces += [(a + shift, b + shift) for a, b in itertools.pairwise(rest)]
+                return pieces, keep, moved
+            hi = min(size, pos + 4 * LARGEST)
+            lo = data.rfind(b"\n", 0, pos) + 1
+            ends, chosen = _lines(array, lo, hi, hashed=hashed)
+            walked, pos = _walk(ends, chosen, pos, hi, size, stop=pos + 1)
+            pieces += walked
+    return pieces, keep, len(pieces)
 
 
 @contextmanager
 def _sqlite_written(
-    item: Item, table: str, content: str, *, created: bool, before: str | None
+    item: Item,
+    table: str,
+    content: str,
+    *,
+    created: bool,
+    before: str | None,
+    edits: Sequence[Span],
 ) -> Iterator[None]:
     if (
         table not in TABLES
@@ -260,33 +341,55 @@ def _sqlite_written(
         yield
         return
     data = content.encode()
-    places = cut(data)
-    if len(places) >= ROWS:
-        yield  # beyond the numbers a row has: the trigger's pieces
-        return
-    bodies = [data[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
-    hashes = [hashlib.sha1(body, usedforsecurity=False).digest() for body in bodies]
     spans, words = f'"{table}_word_spans"', f'"{table}_words"'
-    name = WRITTEN if created else item.pk.hex
-    kept: dict[int, tuple[int, int]] = {}  # piece -> (rowid, stored start)
+    stored: list[tuple[int, int, int, bytes | None]] = []
+    base = 0
     with connection.cursor() as cursor:
         if not created:
             base = _key(cursor, table, item.pk.hex) * ROWS
             cursor.execute(
-                f"SELECT rowid, start, hash FROM {spans} WHERE rowid > %s AND rowid < %s",
+                f"SELECT rowid, start, length, hash FROM {spans} WHERE rowid > %s AND rowid < %s "
+                "ORDER BY start",
                 [base, base + ROWS],
             )
-            stored: dict[bytes, list[tuple[int, int]]] = {}
+            stored = cursor.fetchall()
+    known: dict[int, tuple[int, bytes]] = {}  # piece -> (rowid, hash) of an old piece, moved
+    cuts = _recut(data, content, before, edits, stored) if stored and before else None
+    if cuts is None:
+        places = cut(data)
+    else:
+        places, prefix, moved_from = cuts
+        shift = len(data) - max(start + length - 1 for _, start, length, _ in stored)
+        by_start = {
+            start - 1: (rowid, bytes(hashed)) for rowid, start, _, hashed in stored if hashed
+        }
+        for piece, (begin, _) in enumerate(places):
+            was = begin if piece < prefix else begin - shift if piece >= moved_from else None
+            if was in by_start:
+                known[piece] = by_start[was]
+    if len(places) >= ROWS:
+        yield  # beyond the numbers a row has: the trigger's pieces
+        return
+    bodies = [data[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
+    hashes = [
+        known[piece][1] if piece in known else hashlib.sha1(body, usedforsecurity=False).digest()
+        for piece, body in enumerate(bodies)
+    ]
+    name = WRITTEN if created else item.pk.hex
+    kept: dict[int, tuple[int, int]] = {}  # piece -> (rowid, stored start)
+    with connection.cursor() as cursor:
+        if stored:
+            by_hash: dict[bytes, list[tuple[int, int]]] = {}
             gone = []
-            for rowid, start, hashed in cursor.fetchall():
+            for rowid, start, _, hashed in stored:
                 if hashed is None:
                     gone.append(rowid)
                 else:
-                    stored.setdefault(bytes(hashed), []).append((rowid, start))
+                    by_hash.setdefault(bytes(hashed), []).append((rowid, start))
             for piece, hashed in enumerate(hashes):
-                if stored.get(hashed):
-                    kept[piece] = stored[hashed].pop()
-            gone += [rowid for left in stored.values() for rowid, _ in left]
+                if by_hash.get(hashed):
+                    kept[piece] = by_hash[hashed].pop()
+            gone += [rowid for left in by_hash.values() for rowid, _ in left]
             if gone:
                 # Dropped with the text the index holds: the stored content, not yet replaced.
                 rowids = json.dumps(gone)
@@ -329,6 +432,34 @@ def _sqlite_written(
             )
         if moved:
             cursor.executemany(f"UPDATE {spans} SET start = %s WHERE rowid = %s", moved)
+
+
+def _recut(
+    data: bytes,
+    content: str,
+    before: str,
+    edits: Sequence[Span],
+    stored: Sequence[tuple[int, int, int, bytes | None]],
+) -> tuple[list[tuple[int, int]], int, int] | None:
+    """``recut`` for an edit of ``before`` (``edits``: its spans) whose stored pieces are all
+    the service's (a piece the trigger rewrote has no hash: its cuts may not be ``cut``'s)."""
+    if not edits or len(edits) > MAX_SPANS or any(row[3] is None for row in stored):
+        return None
+    ordered = sorted(edits)
+    shift = sum(len(text) - (end - start) for start, end, text in ordered)
+    first = ordered[0][0]
+    tail = len(before) - ordered[-1][1]  # characters after the last edit, the same in both
+    lines = sum(text.count("\n") - before.count("\n", start, end) for start, end, text in ordered)
+    if len(content) != len(before) + shift:
+        return None
+    return recut(
+        data,
+        [start - 1 for _, start, _, _ in stored],
+        max(start + length - 1 for _, start, length, _ in stored),
+        len(content[:first].encode()),
+        len(content[len(content) - tail :].encode()),
+        lines,
+    )
 
 
 def _key(cursor: Any, table: str, pk_hex: str) -> int:

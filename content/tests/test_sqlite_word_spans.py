@@ -132,6 +132,57 @@ def test_cut_covers_the_content_and_an_edit_moves_the_pieces_after_it() -> None:
                 assert sum(body not in old for body in new) <= 2
 
 
+def test_recut_walks_near_the_edit_and_gives_what_cut_gives() -> None:
+    """``recut`` after random edits (one to three spans, lines added or removed, at the edges
+    too) equals ``cut`` of the whole new content, and walks near the edit only."""
+    rng = random.Random(11)
+    base = [
+        RUNBOOK * 2,
+        "".join(f"{rng.random():.9f} {'ab ' * rng.randrange(40)}\n" for _ in range(30_000)),
+        "é ünïcödé 🙂 line of text\n" * 15_000,
+    ]
+    for kind, text in enumerate(base):
+        for _ in range(40 if kind == 0 else 12):  # (cut by size: an added line moves a cut)
+            edits, at = [], 0
+            for _ in range(rng.randrange(1, 4)):
+                start = rng.randrange(at, min(len(text), at + len(text) // 3))
+                end = min(len(text), start + rng.randrange(0, 80))
+                edits.append((start, end, rng.choice(["", "x", "new words\n", "\n\n", "é" * 30])))
+                at = end + 1
+            new = text
+            for start, end, piece in reversed(edits):
+                new = new[:start] + piece + new[end:]
+            old_cuts = pieces.cut(text.encode())
+            result = pieces._recut(
+                new.encode(),
+                new,
+                text,
+                edits,
+                [(n, start + 1, end - start, b"h") for n, (start, end) in enumerate(old_cuts)],
+            )
+            assert result is not None
+            cuts, prefix, moved = result
+            assert cuts == pieces.cut(new.encode())
+            assert cuts[:prefix] == old_cuts[:prefix]
+            if kind == 1 and len(edits) == 1:  # lines choose the cuts (not by size: no resync)
+                assert moved - prefix <= 4
+
+
+def test_recut_redoes_a_cut_whose_look_ahead_saw_the_edit() -> None:
+    # Cut by size: a cut falls after the last line that fits in LARGEST bytes, so a line break
+    # added just past it (still within LARGEST of the piece's start) moves that cut.
+    text = "log line of the same text\n" * 20_000  # no line chooses: every cut is by size
+    old_cuts = pieces.cut(text.encode())
+    start = old_cuts[2][0] + pieces.LARGEST - 3
+    assert old_cuts[2][1] < start  # past the cut, within its look-ahead
+    new = text[:start] + "\n" + text[start:]
+    stored = [(n, a + 1, b - a, b"h") for n, (a, b) in enumerate(old_cuts)]
+    result = pieces._recut(new.encode(), new, text, [(start, start, "\n")], stored)
+    assert result is not None
+    assert result[0] == pieces.cut(new.encode())
+    assert result[0][2] != old_cuts[2]
+
+
 def test_a_length_changing_edit_writes_a_piece_or_two_and_keeps_the_rest(api: Any) -> None:
     url = list_url("note")
     response = api.post(url, {"title": "Runbook", "content": RUNBOOK}, format="json")
