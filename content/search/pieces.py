@@ -220,14 +220,14 @@ def cut(data: bytes) -> list[tuple[int, int]]:
     if not data:
         return []
     array = np.frombuffer(data, dtype=np.uint8)
-    ends, chosen = _lines(array, 0, len(data), hashed=_hashed(data))
+    ends, chosen = _lines(array, 0, len(data), hashed=_hashed(data.count(b"\n"), len(data)))
     pieces, _ = _walk(ends, chosen, 0, len(data), len(data))
     return pieces
 
 
-def _hashed(data: bytes) -> bool:
+def _hashed(newlines: int, size: int) -> bool:
     """Whether lines choose the cuts (lines of a few bytes each are too many to hash)."""
-    return data.count(b"\n") <= len(data) // 8
+    return newlines <= size // 8
 
 
 def _lines(array: Any, lo: int, hi: int, *, hashed: bool) -> tuple[Any, list[int]]:
@@ -282,17 +282,12 @@ def recut(
     None when the old cuts cannot be relied on (the whole content is cut instead)."""
     size = len(data)
     count = data.count(b"\n")
-    hashed = count <= size // 8  # as ``_hashed``
-    if not old or old[0] != 0 or hashed != (count - lines_added <= old_size // 8):
+    hashed = _hashed(count, size)
+    if not old or old[0] != 0 or hashed != _hashed(count - lines_added, old_size):
         return None
     line = data.rfind(b"\n", 0, first) + 1  # the edited line's start
     keep = 0  # old cuts up to ``old[keep]`` saw none of the edit (each looks LARGEST ahead)
-    while (
-        keep + 1 < len(old)
-        and old[keep] + LARGEST + 1 <= line
-        and old[keep + 1] <= line
-        and data[old[keep + 1] - 1] == 10
-    ):
+    while keep + 1 < len(old) and old[keep] + LARGEST + 1 <= line:
         keep += 1
     shift = size - old_size
     after = data.find(b"\n", size - tail)  # the line where the edit ends, in the new content
