@@ -10,7 +10,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.http import FileResponse, HttpRequest, HttpResponseBase
 
-from tiddly.memory import tune_malloc
+from tiddly.memory import HEAP_THRESHOLD, tune_malloc
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
 
@@ -80,6 +80,6 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-tune_malloc()
+tune_malloc(threshold=HEAP_THRESHOLD)
 application = get_application()
 freeze_startup_objects()

@@ -2,30 +2,46 @@
 
 glibc raises its mmap threshold every time a large block is freed, so after the first 6 MB
 request, later 6 MB buffers come from the heap and fragment it: the process keeps hundreds of
-megabytes it no longer uses. Pinning the threshold (which also turns off that adjustment) makes
-every large buffer an mmap that goes back to the OS when freed; capping arenas stops each request
-thread from keeping its own heap. Values can be overridden with glibc's own MALLOC_* variables.
+megabytes it no longer uses. Pinning the threshold (which also turns off that adjustment) and
+capping arenas (so each request thread does not keep its own heap) stops that.
+
+The task worker pins it low: every large buffer is an mmap that goes back to the OS when freed.
+The web process pins it high and hands free heap pages back after a request instead
+(``give_back_heap``): an edit of a 6 MB note makes a dozen 6 MB buffers, and as mmaps each
+one's pages were faulted in and zeroed afresh (~40 ms of CPU per edit, more than its SQL),
+where from the heap they reuse the pages the request's last buffer freed. Values can be
+overridden with glibc's own MALLOC_* variables.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
+# The largest threshold glibc itself would move to (DEFAULT_MMAP_THRESHOLD_MAX on 64 bits).
+HEAP_THRESHOLD = 32 * 1024 * 1024
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    if not name:
+        return None
+    try:
+        return ctypes.CDLL(name)
+    except OSError:
+        return None
 
 
 def tune_malloc(threshold: int = 256 * 1024, arenas: int = 2) -> bool:
     """Apply the settings if this is glibc and the operator did not set them; True if applied."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
+    libc = _libc()
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is None:
         return False
     applied = False
     if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
@@ -40,10 +56,36 @@ def release_memory() -> bool:
 
     After a large piece of work (indexing a 100 000-line note) freed its objects, glibc keeps the
     freed heap; a long-lived worker otherwise stays at its largest size until the next one."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    try:
-        return bool(ctypes.CDLL(name).malloc_trim(0))
-    except (OSError, AttributeError):
-        return False
+    trim = getattr(_libc(), "malloc_trim", None)
+    return bool(trim(0)) if trim is not None else False
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd",
+            "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost",
+        )
+    ]  # fmt: skip
+
+
+@functools.cache
+def _mallinfo2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+    fn = getattr(_libc(), "mallinfo2", None)  # glibc 2.33+
+    if fn is not None:
+        fn.restype = _MallInfo2
+        fn.argtypes = []
+    return fn
+
+
+def free_heap_bytes() -> int | None:
+    """Bytes the heap holds free (None: not glibc 2.33+). Half a microsecond."""
+    fn = _mallinfo2()
+    return None if fn is None else int(fn().fordblks)
+
+
+def give_back_heap(limit: int) -> bool:
+    """``release_memory`` when the heap holds more than ``limit`` bytes free; True if it did."""
+    free = free_heap_bytes()
+    return free is not None and free > limit and release_memory()

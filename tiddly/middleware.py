@@ -28,7 +28,11 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
 
+from tiddly.memory import give_back_heap
+
 LARGE_PAYLOAD_BYTES = 1_000_000
+# Free heap a process may keep between requests (tiddly.memory).
+FREE_HEAP_BYTES = 16 * 1024 * 1024
 # A large request waits at most this long for its turn, then is told to retry.
 LARGE_REQUEST_WAIT_SECONDS = 60.0
 
@@ -112,3 +116,4 @@ def _release(response: Any, *, collect: bool) -> None:
         response.data = None
     if collect:
         gc.collect()
+    give_back_heap(FREE_HEAP_BYTES)

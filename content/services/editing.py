@@ -63,7 +63,8 @@ def edit_content(
 
     Matching runs on a fresh read *before* the row lock is taken, so a request that cannot match
     (or is pathologically slow to rule out) never holds the lock. Under the lock the item is
-    re-read (cheap: ``content_cache``); only if it changed in between is the match redone.
+    re-read without its content, which is the first read's unless ``updated_at`` moved in
+    between; only then is the content read again and the match redone.
     """
     batch = _requested_edits(old_str, new_str, replace_all, edits)
     item = locked_item(owner, ref, lock=False)
@@ -76,7 +77,7 @@ def edit_content(
         outcome = _dry_run(item, plan, also)
         return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
     with transaction.atomic():
-        locked = locked_item(owner, ref)
+        locked = locked_item(owner, ref, known=item)
         precondition.check(locked)
         _editable(locked)
         if locked.updated_at != item.updated_at or locked.content != item.content:

@@ -57,6 +57,18 @@ def test_a_large_payload_in_or_out_runs_the_collector(
     assert calls == ([1] if collects else [])
 
 
+@pytest.mark.parametrize("body", [b"small", b"x" * 2_000_000])
+def test_every_closed_response_gives_free_heap_back_beyond_the_limit(
+    monkeypatch: Any, body: bytes
+) -> None:
+    limits: list[int] = []
+    monkeypatch.setattr(middleware, "give_back_heap", lambda limit: limits.append(limit) or False)
+    response, _ = _respond(body)
+    assert limits == []
+    response.close()
+    assert limits == [middleware.FREE_HEAP_BYTES]
+
+
 def _large_post(length: int = 6_000_000) -> Any:
     return RequestFactory().post("/api/notes/", CONTENT_LENGTH=str(length))
 

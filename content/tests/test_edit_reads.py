@@ -1,0 +1,66 @@
+"""An edit reads the item's content once: the re-read under the row lock takes the unlocked
+read's content unless ``updated_at`` moved in between (``services.items.locked_item``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from content import services
+from content.history import Actor
+from content.models import Note
+from content.services import ItemRef, editing
+from content.tests.editing_support import make_item
+
+pytestmark = pytest.mark.django_db
+
+
+def _content_reads(queries: list[dict[str, str]]) -> int:
+    column = f'"{Note._meta.db_table}"."content"'
+    return sum(
+        1 for q in queries if q["sql"].lstrip().upper().startswith("SELECT") and column in q["sql"]
+    )
+
+
+def _edit(owner: Any, note: Note, old: str, new: str) -> Any:
+    return services.edit_content(
+        owner=owner, ref=ItemRef(Note, pk=note.pk), old_str=old, new_str=new, actor=Actor()
+    )
+
+
+def test_an_edit_reads_the_content_once(owner: Any) -> None:
+    note = make_item(owner, "note", content="alpha\n" + "filler line\n" * 2000 + "omega\n")
+    with CaptureQueriesContext(connection) as ctx:
+        _edit(owner, note, "omega", "OMEGA")
+    assert _content_reads(ctx.captured_queries) == 1
+    note.refresh_from_db()
+    assert note.content.startswith("alpha\n")
+    assert note.content.endswith("OMEGA\n")
+
+
+def test_a_write_between_the_two_reads_is_not_lost(owner: Any, monkeypatch: Any) -> None:
+    note = make_item(owner, "note", content="alpha\nbeta\ngamma\n")
+    real = editing.locked_item
+
+    def then_another_writer(*args: Any, **kwargs: Any) -> Any:
+        item = real(*args, **kwargs)
+        if kwargs.get("lock") is False:  # the unlocked read: another request writes now
+            services.update_item(
+                owner=owner,
+                ref=ItemRef(Note, pk=note.pk),
+                data={"content": "alpha\nbeta\ngamma\ndelta\n"},
+                actor=Actor(),
+            )
+        return item
+
+    monkeypatch.setattr(editing, "locked_item", then_another_writer)
+    with CaptureQueriesContext(connection) as ctx:
+        outcome = _edit(owner, note, "beta", "BETA")
+    note.refresh_from_db()
+    assert note.content == "alpha\nBETA\ngamma\ndelta\n"
+    assert outcome.item.content == note.content
+    # the unlocked read, the writer's own read, and the content read again under the lock
+    assert _content_reads(ctx.captured_queries) == 3

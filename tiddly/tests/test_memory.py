@@ -1,0 +1,46 @@
+"""The web process's malloc settings (tiddly.memory): large buffers come from the heap, and the
+heap's free pages go back to the OS once it holds more than a limit free."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import pytest
+
+from tiddly import memory
+
+MB = 1024 * 1024
+
+
+def _rss() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * 4096
+
+
+@pytest.fixture
+def glibc() -> None:
+    if memory.free_heap_bytes() is None:
+        pytest.skip("needs glibc 2.33+ (mallinfo2); CI runs on it")
+
+
+def test_free_heap_beyond_the_limit_goes_back_to_the_os(glibc: None) -> None:
+    memory.tune_malloc(threshold=memory.HEAP_THRESHOLD)
+    # Blocks below the threshold come from the heap; a block between them keeps the freed
+    # ones from being the heap's top (which glibc would trim on its own).
+    blocks = [
+        (ctypes.create_string_buffer(4 * MB), ctypes.create_string_buffer(64)) for _ in range(12)
+    ]
+    for big, _ in blocks:
+        ctypes.memset(big, 1, 4 * MB)
+    held = _rss()
+    keep = [small for _, small in blocks]
+    del blocks
+    assert memory.free_heap_bytes() > 40 * MB
+    assert memory.give_back_heap(limit=40 * MB * 10) is False  # within the limit: kept
+    assert memory.give_back_heap(limit=16 * MB) is True
+    assert _rss() < held - 30 * MB
+    assert keep
+
+
+def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:
+    assert memory.give_back_heap(limit=1 << 62) is False
