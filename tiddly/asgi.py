@@ -6,11 +6,12 @@ import os
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.http import FileResponse, HttpRequest, HttpResponseBase
 
-from tiddly.memory import HEAP_THRESHOLD, tune_malloc
+from tiddly.memory import tune_malloc, web_threshold
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
 
@@ -80,6 +81,6 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-tune_malloc(threshold=HEAP_THRESHOLD)
+tune_malloc(threshold=web_threshold(str(settings.DATABASES["default"]["ENGINE"])))
 application = get_application()
 freeze_startup_objects()

@@ -5,12 +5,14 @@ request, later 6 MB buffers come from the heap and fragment it: the process keep
 megabytes it no longer uses. Pinning the threshold (which also turns off that adjustment) and
 capping arenas (so each request thread does not keep its own heap) stops that.
 
-The task worker pins it low: every large buffer is an mmap that goes back to the OS when freed.
-The web process pins it high and hands free heap pages back after a request instead
-(``give_back_heap``): an edit of a 6 MB note makes a dozen 6 MB buffers, and as mmaps each
-one's pages were faulted in and zeroed afresh (~40 ms of CPU per edit, more than its SQL),
-where from the heap they reuse the pages the request's last buffer freed. Values can be
-overridden with glibc's own MALLOC_* variables.
+Low (the task worker; the web process on PostgreSQL): every large buffer is an mmap that goes
+back to the OS when freed. High (the web process on SQLite, ``web_threshold``), with the heap's
+free pages handed back after a request instead (``give_back_heap``): SQLite builds a large
+content's buffers in the process for every read and write (its records, the old value its
+triggers read), so an edit of a 6 MB note makes a dozen 6 MB buffers, and as mmaps each one's
+pages were faulted in and zeroed afresh (~40 ms of CPU per edit), where from the heap they reuse
+the pages the last one freed. On PostgreSQL the low threshold measured faster and smaller
+(bench/README.md, the seventh session). glibc's own MALLOC_* variables override both.
 """
 
 from __future__ import annotations
@@ -22,8 +24,14 @@ import os
 
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
+MMAP_THRESHOLD = 256 * 1024
 # The largest threshold glibc itself would move to (DEFAULT_MMAP_THRESHOLD_MAX on 64 bits).
 HEAP_THRESHOLD = 32 * 1024 * 1024
+
+
+def web_threshold(database_engine: str) -> int:
+    """The web process's mmap threshold for its database (see the module's docstring)."""
+    return HEAP_THRESHOLD if "sqlite" in database_engine else MMAP_THRESHOLD
 
 
 @functools.cache
@@ -37,7 +45,7 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def tune_malloc(threshold: int = 256 * 1024, arenas: int = 2) -> bool:
+def tune_malloc(threshold: int = MMAP_THRESHOLD, arenas: int = 2) -> bool:
     """Apply the settings if this is glibc and the operator did not set them; True if applied."""
     libc = _libc()
     mallopt = getattr(libc, "mallopt", None)

@@ -44,3 +44,17 @@ def test_free_heap_beyond_the_limit_goes_back_to_the_os(glibc: None) -> None:
 
 def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:
     assert memory.give_back_heap(limit=1 << 62) is False
+
+
+@pytest.mark.parametrize(
+    ("engine", "threshold"),
+    [
+        ("tiddly.sqlite", memory.HEAP_THRESHOLD),
+        ("django.db.backends.sqlite3", memory.HEAP_THRESHOLD),
+        ("django.db.backends.postgresql", memory.MMAP_THRESHOLD),
+    ],
+)
+def test_the_web_process_keeps_large_buffers_on_the_heap_on_sqlite_only(
+    engine: str, threshold: int
+) -> None:
+    assert memory.web_threshold(engine) == threshold
