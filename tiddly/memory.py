@@ -21,6 +21,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
+from typing import Any
 
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
@@ -79,7 +80,7 @@ class _MallInfo2(ctypes.Structure):
 
 
 @functools.cache
-def _mallinfo2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+def _mallinfo2() -> Any:
     fn = getattr(_libc(), "mallinfo2", None)  # glibc 2.33+
     if fn is not None:
         fn.restype = _MallInfo2

@@ -294,25 +294,25 @@ def recut(
     after = size if after < 0 else after + 1
     later = {cut + shift: n for n, cut in enumerate(old) if cut + shift >= after}
     array = np.frombuffer(data, dtype=np.uint8)
+
+    def walk(pos: int, hi: int, stop: int) -> tuple[list[tuple[int, int]], int]:
+        # The lines from the one ``pos`` is on up to ``hi``, and the cuts they decide.
+        hi = min(size, hi)
+        ends, chosen = _lines(array, data.rfind(b"\n", 0, pos) + 1, hi, hashed=hashed)
+        return _walk(ends, chosen, pos, hi, size, stop=stop)
+
     pieces = [(old[n], old[n + 1]) for n in range(keep)]
     pos = old[keep]
     while pos < size:
-        lo = data.rfind(b"\n", 0, pos) + 1
-        hi = min(size, max(pos, after) + 4 * LARGEST)
-        ends, chosen = _lines(array, lo, hi, hashed=hashed)
-        walked, pos = _walk(ends, chosen, pos, hi, size, stop=after)
+        walked, pos = walk(pos, max(pos, after) + 4 * LARGEST, stop=after)
         pieces += walked
         while pos < size and pos >= after:
             if pos in later and data[pos - 1] == 10:  # back on an old cut: the rest follow
-                n = later[pos]
-                rest = [*old[n:], old_size]
+                rest = [*old[later[pos] :], old_size]
                 moved = len(pieces)
                 pieces += [(a + shift, b + shift) for a, b in itertools.pairwise(rest)]
                 return pieces, keep, moved
-            hi = min(size, pos + 4 * LARGEST)
-            lo = data.rfind(b"\n", 0, pos) + 1
-            ends, chosen = _lines(array, lo, hi, hashed=hashed)
-            walked, pos = _walk(ends, chosen, pos, hi, size, stop=pos + 1)
+            walked, pos = walk(pos, pos + 4 * LARGEST, stop=pos + 1)
             pieces += walked
     return pieces, keep, len(pieces)
 
@@ -349,12 +349,13 @@ def _sqlite_written(
             )
             stored = cursor.fetchall()
     known: dict[int, tuple[int, bytes]] = {}  # piece -> (rowid, hash) of an old piece, moved
-    cuts = _recut(data, content, before, edits, stored) if stored and before else None
+    old_size = max((start + length - 1 for _, start, length, _ in stored), default=0)
+    cuts = _recut(data, content, before, edits, stored, old_size) if stored and before else None
     if cuts is None:
         places = cut(data)
     else:
         places, prefix, moved_from = cuts
-        shift = len(data) - max(start + length - 1 for _, start, length, _ in stored)
+        shift = len(data) - old_size
         by_start = {
             start - 1: (rowid, bytes(hashed)) for rowid, start, _, hashed in stored if hashed
         }
@@ -435,9 +436,11 @@ def _recut(
     before: str,
     edits: Sequence[Span],
     stored: Sequence[tuple[int, int, int, bytes | None]],
+    old_size: int,
 ) -> tuple[list[tuple[int, int]], int, int] | None:
-    """``recut`` for an edit of ``before`` (``edits``: its spans) whose stored pieces are all
-    the service's (a piece the trigger rewrote has no hash: its cuts may not be ``cut``'s)."""
+    """``recut`` for an edit of ``before`` (``edits``: its spans; ``old_size``: its bytes) whose
+    stored pieces are all the service's (a piece the trigger rewrote has no hash: its cuts may
+    not be ``cut``'s)."""
     if not edits or len(edits) > MAX_SPANS or any(row[3] is None for row in stored):
         return None
     ordered = sorted(edits)
@@ -450,7 +453,7 @@ def _recut(
     return recut(
         data,
         [start - 1 for _, start, _, _ in stored],
-        max(start + length - 1 for _, start, length, _ in stored),
+        old_size,
         len(content[:first].encode()),
         len(content[len(content) - tail :].encode()),
         lines,

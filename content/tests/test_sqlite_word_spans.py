@@ -159,6 +159,7 @@ def test_recut_walks_near_the_edit_and_gives_what_cut_gives() -> None:
                 text,
                 edits,
                 [(n, start + 1, end - start, b"h") for n, (start, end) in enumerate(old_cuts)],
+                len(text.encode()),
             )
             assert result is not None
             cuts, prefix, moved = result
@@ -177,7 +178,9 @@ def test_recut_redoes_a_cut_whose_look_ahead_saw_the_edit() -> None:
     assert old_cuts[2][1] < start  # past the cut, within its look-ahead
     new = text[:start] + "\n" + text[start:]
     stored = [(n, a + 1, b - a, b"h") for n, (a, b) in enumerate(old_cuts)]
-    result = pieces._recut(new.encode(), new, text, [(start, start, "\n")], stored)
+    result = pieces._recut(
+        new.encode(), new, text, [(start, start, "\n")], stored, len(text.encode())
+    )
     assert result is not None
     assert result[0] == pieces.cut(new.encode())
     assert result[0][2] != old_cuts[2]

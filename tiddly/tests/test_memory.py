@@ -47,7 +47,7 @@ def test_free_heap_beyond_the_limit_goes_back_to_the_os(glibc: None, heap_thresh
     assert memory.give_back_heap(limit=40 * MB * 10) is False  # within the limit: kept
     assert memory.give_back_heap(limit=16 * MB) is True
     assert _rss() < held - 30 * MB
-    assert keep
+    del keep  # the small blocks lived until the trim
 
 
 def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:
