@@ -12,6 +12,7 @@ from django.core.handlers.base import BaseHandler
 from django.http import FileResponse, HttpRequest, HttpResponseBase
 
 from tiddly.memory import tune_malloc, web_threshold
+from tiddly.sqlite import base as sqlite_base
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
 
@@ -82,5 +83,6 @@ def freeze_startup_objects() -> None:
 
 
 tune_malloc(threshold=web_threshold(str(settings.DATABASES["default"]["ENGINE"])))
+sqlite_base.web_process()
 application = get_application()
 freeze_startup_objects()

@@ -113,9 +113,12 @@ SQLITE_ENGINE = "tiddly.sqlite"
 def _sqlite_options() -> dict[str, object]:
     # WAL lets readers run beside the one writer; IMMEDIATE transactions take the write lock up
     # front so concurrent edits queue on the busy timeout instead of failing with "database is
-    # locked" when a read lock is upgraded.
+    # locked" when a read lock is upgraded. A log that grew past 64 MB is cut back when it restarts.
     return {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA journal_size_limit=67108864;"
+        ),
         "transaction_mode": "IMMEDIATE",
         "timeout": env_int("TIDDLY_SQLITE_TIMEOUT", 30, minimum=1),
     }

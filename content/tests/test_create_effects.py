@@ -117,6 +117,7 @@ def test_background_work_is_registered_at_app_start_not_by_importing_modules() -
         "pollers": [
             "content.search.indexing.poll_marks",
             "content.services.webhooks.dispatch",
+            "tiddly.sqlite.base.checkpoint",
         ],
         "periodic": ["content.services.retention.prune_task"],
     }

@@ -310,3 +310,35 @@ def test_the_gate_names_only_the_row_being_saved(owner: Any) -> None:
         cursor.execute('DELETE FROM "content_note_words_written"')
     assert len(places("content_note", other.pk)) == 7  # 0021's 16 KiB pieces, by the trigger
     assert_index_matches_the_rows("content_note", NOTE_HEAD)
+
+
+FULL_TEXT_TABLES = (
+    "content_note_words",
+    "content_bookmark_words",
+    "prompts_prompt_words",
+    "content_note_search",
+    "content_bookmark_search",
+    "prompts_prompt_search",
+)
+
+
+def test_writes_merge_a_full_text_level_only_once_it_holds_eight_segments(api: Any) -> None:
+    """Content 0027 / prompts 0009: every FTS5 table merges at 8 segments a level, not 4, and
+    many small writes still leave every word findable."""
+    with connection.cursor() as cursor:
+        for table in FULL_TEXT_TABLES:
+            cursor.execute(f"SELECT v FROM \"{table}_config\" WHERE k = 'automerge'")
+            assert cursor.fetchone() == (8,), table
+    for i in range(40):
+        assert (
+            api.post(
+                list_url("note"), {"title": f"n{i}", "content": f"word{i} common"}, format="json"
+            ).status_code
+            == 201
+        )
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT count(DISTINCT segid) FROM "content_note_words_idx"')
+        segments = cursor.fetchone()[0]
+    assert 4 <= segments < 40  # merged, though less eagerly than four a level
+    response = api.get(list_url("note"), {"q": "word17 common"})
+    assert [r["title"] for r in response.json()["results"]] == ["n17"]

@@ -8,6 +8,10 @@ closed connection that holds no transaction goes back to a small pool shared by 
 threads, keyed by the database file, and the next ``connect()`` takes it from there. Django's
 own pool exists for PostgreSQL only.
 
+The web server leaves checkpointing the write-ahead log to the task workers (``web_process``):
+its connections checkpoint only once the log holds ``WEB_CHECKPOINT_PAGES``, a bound for when no
+worker runs.
+
 ``TIDDLY_SQLITE_POOL`` (default 8) is how many idle connections a process keeps per database
 file; 0 closes every connection as Django does. In-memory databases are never pooled (closing
 one is already a no-op). A forked child starts with an empty pool: a SQLite connection must
@@ -23,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.backends.sqlite3 import base as sqlite_base
 
 
@@ -52,6 +57,25 @@ def _forget_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+# Pages (4 KiB) the log may hold before a web server's connection checkpoints it itself; SQLite's
+# default is 1 000, which a long note's create passes on its own.
+WEB_CHECKPOINT_PAGES = 16_384
+_checkpoint_pages: int | None = None  # None: SQLite's default
+
+
+def web_process() -> None:
+    """This process serves requests: its new connections leave the checkpoints to the workers."""
+    global _checkpoint_pages
+    _checkpoint_pages = WEB_CHECKPOINT_PAGES
+
+
+def checkpoint(using: Any = connection) -> None:
+    """Copy what the log holds into the database file, without waiting for anyone (PASSIVE)."""
+    if using.vendor == "sqlite" and not using.is_in_memory_db():
+        with using.cursor() as cursor:
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 # Of the connections that bound a value this large, one at a time is kept: Python's sqlite3 keeps
@@ -102,7 +126,10 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
                 # switched it back on.
                 conn.execute("PRAGMA foreign_keys = ON")
                 return conn
-        return super().get_new_connection(conn_params)
+        conn = super().get_new_connection(conn_params)
+        if _checkpoint_pages is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint = {_checkpoint_pages}")
+        return conn
 
     def _close(self) -> None:
         conn = self.connection

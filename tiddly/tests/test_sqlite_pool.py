@@ -173,3 +173,24 @@ def test_one_connection_that_bound_a_large_value_is_kept_and_the_others_closed(
         2,
         base.LARGE_VALUE + 1,
     )
+
+
+def test_a_web_process_leaves_the_checkpoint_to_the_workers(
+    handler_for, monkeypatch, tmp_path
+) -> None:
+    """The web server's connections let the log grow to WEB_CHECKPOINT_PAGES; the workers'
+    poller (``checkpoint``) copies it into the database file."""
+    monkeypatch.setattr(base, "_checkpoint_pages", None)
+    plain = raw(handler_for("plain.sqlite3"))
+    assert plain.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+    base.web_process()
+    handler = handler_for("web.sqlite3")
+    web = raw(handler)
+    assert web.execute("PRAGMA wal_autocheckpoint").fetchone() == (base.WEB_CHECKPOINT_PAGES,)
+    web.execute("CREATE TABLE t (v BLOB)")
+    for _ in range(3):  # 6 MB: past SQLite's own 1 000 pages, within the web server's bound
+        web.execute("INSERT INTO t VALUES (zeroblob(2000000))")
+    file = tmp_path / "web.sqlite3"
+    assert file.stat().st_size < 1_000_000  # still in the log
+    base.checkpoint(handler["default"])
+    assert file.stat().st_size > 6_000_000
