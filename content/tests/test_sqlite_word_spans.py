@@ -342,3 +342,28 @@ def test_writes_merge_a_full_text_level_only_once_it_holds_eight_segments(api: A
     assert 4 <= segments < 40  # merged, though less eagerly than four a level
     response = api.get(list_url("note"), {"q": "word17 common"})
     assert [r["title"] for r in response.json()["results"]] == ["n17"]
+
+
+def test_planner_statistics_leave_the_full_text_tables_alone(api: Any) -> None:
+    """``refresh_statistics`` analyses the ordinary tables and drops what an earlier release's
+    plain ``ANALYZE`` kept for FTS5's own tables (which slowed every later write to them)."""
+    from content.services.retention import refresh_statistics
+
+    for i in range(3):
+        body = {"title": f"n{i}", "content": f"word{i}"}
+        assert api.post(list_url("note"), body, format="json").status_code == 201
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+        cursor.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'content_note_words_data'")
+        assert cursor.fetchone() == (1,)
+    refresh_statistics()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT tbl FROM sqlite_stat1")
+        analysed = {row[0] for row in cursor.fetchall()}
+    assert "content_note" in analysed
+    shadows = {
+        f"{t}_{s}"
+        for t in FULL_TEXT_TABLES
+        for s in ("data", "idx", "config", "docsize", "content")
+    }
+    assert analysed & shadows == set()
