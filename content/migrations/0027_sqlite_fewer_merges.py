@@ -3,8 +3,9 @@
 FTS5 stores an index as segments: every write adds one, and by default the write itself merges
 any level that holds 4 (``automerge``). With 8 a segment is rewritten about half as often as the
 index grows (a level per factor of 8 instead of 4), so a long note's create pays about half the
-merging; a query reads a few more segments, which measured no slower over 10 000 notes. What the index finds does not change. The setting lives in each table's
-``_config``; nothing on PostgreSQL.
+merging; a query reads a few more segments, which measured no slower over 10 000 notes. What
+the index finds does not change. The setting lives in each table's ``_config``; nothing on
+PostgreSQL.
 """
 
 from django.db import migrations
