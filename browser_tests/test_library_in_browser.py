@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -78,7 +80,18 @@ def _submit(browser: WebDriver, css: str) -> None:
     """Click a form's button and wait for the next page (the click itself does not wait)."""
     page = browser.find_element(By.TAG_NAME, "html")
     browser.find_element(By.CSS_SELECTOR, css).click()
-    WebDriverWait(browser, 20).until(staleness_of(page))
+    WebDriverWait(browser, 20).until(lambda _: _gone(page))
+
+
+def _gone(page: WebElement) -> bool:
+    """``staleness_of``, also when chromedriver catches the old page mid-unload and answers that
+    the element's node no longer belongs to the document (an "unknown error")."""
+    try:
+        return bool(staleness_of(page)(None))
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
 
 
 def test_a_person_without_staff_rights_uses_their_library(
