@@ -366,7 +366,9 @@ def _sqlite_written(
     if len(places) >= ROWS:
         yield  # beyond the numbers a row has: the trigger's pieces
         return
-    bodies = [data[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
+    # Views, not copies: a kept piece's text is never read, and a new one's goes to SQLite as is.
+    view = memoryview(data)
+    bodies = [view[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
     hashes = [
         known[piece][1] if piece in known else hashlib.sha1(body, usedforsecurity=False).digest()
         for piece, body in enumerate(bodies)
