@@ -420,10 +420,9 @@ def _sqlite_written(
             if start != places[piece][0] + 1
         ]
         if added:
-            cursor.executemany(
-                f"INSERT INTO {words} (rowid, body) VALUES (%s, %s)",
-                [(rowid, body) for rowid, _, _, _, body in added],
-            )
+            # sqlite3 binds any buffer as a BLOB; the stubs name bytes only.
+            texts: list[Any] = [(rowid, body) for rowid, _, _, _, body in added]
+            cursor.executemany(f"INSERT INTO {words} (rowid, body) VALUES (%s, %s)", texts)
             cursor.executemany(
                 f"INSERT INTO {spans} (rowid, start, length, hash) VALUES (%s, %s, %s, %s)",
                 [row[:4] for row in added],
