@@ -62,7 +62,7 @@ def refresh_statistics() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'table'")
         tables = dict(cursor.fetchall())
-        virtual = [name for name, sql in tables.items() if (sql or "").startswith("CREATE VIRTUAL")]
+        virtual = {name for name, sql in tables.items() if (sql or "").startswith("CREATE VIRTUAL")}
         shadows = {f"{name}_{suffix}" for name in virtual for suffix in FTS5_SHADOWS}
         if "sqlite_stat1" in tables:
             cursor.execute(

@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from content.models import Bookmark, Note
 from content.search import pieces
+from content.services.retention import FTS5_SHADOWS, refresh_statistics
 from content.tests.helpers import detail_url, list_url
 
 pytestmark = [
@@ -330,12 +331,8 @@ def test_writes_merge_a_full_text_level_only_once_it_holds_eight_segments(api: A
             cursor.execute(f"SELECT v FROM \"{table}_config\" WHERE k = 'automerge'")
             assert cursor.fetchone() == (8,), table
     for i in range(40):
-        assert (
-            api.post(
-                list_url("note"), {"title": f"n{i}", "content": f"word{i} common"}, format="json"
-            ).status_code
-            == 201
-        )
+        body = {"title": f"n{i}", "content": f"word{i} common"}
+        assert api.post(list_url("note"), body, format="json").status_code == 201
     with connection.cursor() as cursor:
         cursor.execute('SELECT count(DISTINCT segid) FROM "content_note_words_idx"')
         segments = cursor.fetchone()[0]
@@ -347,8 +344,6 @@ def test_writes_merge_a_full_text_level_only_once_it_holds_eight_segments(api: A
 def test_planner_statistics_leave_the_full_text_tables_alone(api: Any) -> None:
     """``refresh_statistics`` analyses the ordinary tables and drops what an earlier release's
     plain ``ANALYZE`` kept for FTS5's own tables (which slowed every later write to them)."""
-    from content.services.retention import refresh_statistics
-
     for i in range(3):
         body = {"title": f"n{i}", "content": f"word{i}"}
         assert api.post(list_url("note"), body, format="json").status_code == 201
@@ -361,9 +356,5 @@ def test_planner_statistics_leave_the_full_text_tables_alone(api: Any) -> None:
         cursor.execute("SELECT DISTINCT tbl FROM sqlite_stat1")
         analysed = {row[0] for row in cursor.fetchall()}
     assert "content_note" in analysed
-    shadows = {
-        f"{t}_{s}"
-        for t in FULL_TEXT_TABLES
-        for s in ("data", "idx", "config", "docsize", "content")
-    }
+    shadows = {f"{table}_{suffix}" for table in FULL_TEXT_TABLES for suffix in FTS5_SHADOWS}
     assert analysed & shadows == set()
