@@ -98,9 +98,9 @@ def record_version(
     row = history_row(item, actor, action=action, version=number, tag_names=tag_names)
     row.changed_fields = sorted(changed_fields)
     row.created_at = item.updated_at
-    if action == HistoryAction.CREATE or chain.latest == 0:
-        row.content_snapshot = item.content
-    elif "content" in changed_fields:
+    # The first version's content is the item's own until an edit records version 2 (with the
+    # patch back to it), so it needs no copy of its own.
+    if "content" in changed_fields and chain.latest > 0:
         row.content_patch = patch if patch is not None else _patch(item.content, previous_content)
         if _needs_snapshot(item.content, number, chain, len(row.content_patch)):
             row.content_snapshot = item.content
@@ -137,7 +137,6 @@ def record_created_versions(
         names = sorted(tag_names_by_id.get(item.pk, ()))
         row = history_row(item, actor, action=HistoryAction.CREATE, version=1, tag_names=names)
         row.changed_fields = sorted(filled_fields(item, names))
-        row.content_snapshot = item.content
         row.created_at = at or item.updated_at
         rows.append(row)
     bulk.insert_objects(ItemVersion, rows)

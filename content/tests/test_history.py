@@ -35,7 +35,7 @@ pytestmark = pytest.mark.django_db
 # --- what gets recorded -------------------------------------------------------------------------
 
 
-def test_create_records_version_1_with_a_snapshot_metadata_and_the_actor(owner: Any) -> None:
+def test_create_records_version_1_with_metadata_and_the_actor_but_no_copy(owner: Any) -> None:
     note = make_note(owner, "hello", description="d", tags=["b", "a"])
     (row,) = rows(note)
     assert row.version == 1
@@ -44,8 +44,10 @@ def test_create_records_version_1_with_a_snapshot_metadata_and_the_actor(owner: 
     assert (row.item_type, row.item_id) == ("note", note.pk)
     assert row.changed_fields == ["content", "description", "tags", "title"]
     assert row.metadata == {"title": "A note", "description": "d", "tags": ["a", "b"]}
-    assert row.content_snapshot == "hello"
+    # Version 1's content is the note's own until an edit records version 2.
+    assert row.content_snapshot is None
     assert row.content_patch is None
+    assert history.reconstruct(note, 1) == "hello"
     assert row.source == "api"
     assert row.token_prefix is None
     assert row.created_at == note.created_at
@@ -207,11 +209,11 @@ def test_a_snapshot_is_stored_once_patches_outweigh_the_content(owner: Any) -> N
         update(owner, note, content=str(index) * 100)
     snapshots = [row.version for row in rows(note) if row.content_snapshot is not None]
     # Each full rewrite stores a ~110-char patch, so the first one already outweighs 100 chars.
-    assert snapshots == [1, 2, 3, 4, 5]
+    assert snapshots == [2, 3, 4, 5]
     note_small = make_note(owner, WORDS)
     for index in range(5):
         edit(owner, note_small, f"w{index:03d}", "edit")
-    assert [r.version for r in rows(note_small) if r.content_snapshot is not None] == [1]
+    assert [r.version for r in rows(note_small) if r.content_snapshot is not None] == []
 
 
 def test_a_snapshot_is_stored_every_n_versions(owner: Any, settings: Any) -> None:
@@ -219,7 +221,8 @@ def test_a_snapshot_is_stored_every_n_versions(owner: Any, settings: Any) -> Non
     note = make_note(owner, WORDS)
     for index in range(7):
         edit(owner, note, f"w{index:03d}", "edit")
-    assert [r.version for r in rows(note) if r.content_snapshot is not None] == [1, 4, 7]
+    assert [r.version for r in rows(note) if r.content_snapshot is not None] == [3, 6]
+    assert history.reconstruct(note, 1) == WORDS
 
 
 def test_reconstruct_of_a_missing_version_is_not_found(owner: Any) -> None:
@@ -235,5 +238,7 @@ def test_content_changed_outside_the_services_gives_not_found_not_a_crash(owner:
     Note.objects.filter(pk=note.pk).update(content="x")
     with pytest.raises(NotFound, match="cannot be reconstructed"):
         history.reconstruct_with_previous(note, 2)
-    assert history.reconstruct(note, 1) == "short"  # from its snapshot
+    # Version 1 keeps no copy of its own either: it is reached through version 2's patch.
+    with pytest.raises(NotFound, match="cannot be reconstructed"):
+        history.reconstruct(note, 1)
     assert current(note) == "x"
