@@ -32,6 +32,7 @@ from content.queries import cache as content_cache
 from content.queries.items import ItemRef, Owner
 from content.search import pieces
 from content.services.items import NO_PRECONDITION, ItemFields, Precondition, locked_item
+from content.services.turns import long_edits
 from content.text import replace
 from tiddly.errors import ValidationFailed
 
@@ -67,22 +68,25 @@ def edit_content(
     between; only then is the content read again and the match redone.
     """
     batch = _requested_edits(old_str, new_str, replace_all, edits)
-    item = locked_item(owner, ref, lock=False)
-    precondition.check(item)
-    _editable(item)
     batch_request = edits is not None
     single_all = edits is None and replace_all
-    plan = _plan(item.content, batch, indexed=batch_request)
-    if dry_run:
-        outcome = _dry_run(item, plan, also)
-        return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
-    with transaction.atomic():
-        locked = locked_item(owner, ref, known=item)
-        precondition.check(locked)
-        _editable(locked)
-        if locked.updated_at != item.updated_at or locked.content != item.content:
-            plan = _plan(locked.content, batch, indexed=batch_request)
-        outcome = _write_edit(locked, plan, also, actor)
+    with long_edits.turn((ref.model.type_name, ref.pk, ref.name)) as seen:
+        item = locked_item(owner, ref, lock=False)
+        seen(len(item.content or ""))
+        precondition.check(item)
+        _editable(item)
+        plan = _plan(item.content, batch, indexed=batch_request)
+        if dry_run:
+            outcome = _dry_run(item, plan, also)
+            return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
+        with transaction.atomic():
+            locked = locked_item(owner, ref, known=item)
+            precondition.check(locked)
+            _editable(locked)
+            if locked.updated_at != item.updated_at or locked.content != item.content:
+                plan = _plan(locked.content, batch, indexed=batch_request)
+            outcome = _write_edit(locked, plan, also, actor)
+        seen(len(locked.content or ""))
     return dataclasses.replace(outcome, batch=batch_request, replace_all=single_all)
 
 
