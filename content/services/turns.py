@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from django.db import connection
 
 # A content this long (characters) makes its item's next edits take turns.
-LONG_CHARS = 1_000_000
+LONG_CHARS = 200_000
 # An edit that waited this long goes ahead without its turn: a slow edit delays others, never
 # fails them.
 WAIT_SECONDS = 30.0
