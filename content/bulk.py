@@ -1,4 +1,5 @@
-"""Bulk inserts of many new rows at once (imports): PostgreSQL's COPY, else ``bulk_create``.
+"""Bulk inserts of many new rows at once (imports, search chunks): PostgreSQL's COPY, SQLite's
+prepared INSERT run once per row.
 
 On PostgreSQL the rows go through psycopg 3's COPY: Django's bulk INSERT spends more time
 building and converting the SQL of 1 000-row statements than PostgreSQL spends running them.
@@ -19,17 +20,30 @@ BATCH_SIZE = 1000
 
 
 def insert_objects(model: type[models.Model], objects: Sequence[models.Model]) -> None:
-    """Insert new instances (primary keys already set, as the UUIDv7 defaults are)."""
-    if connection.vendor != "postgresql":
-        model._default_manager.bulk_create(objects, batch_size=BATCH_SIZE)
+    """Insert new instances: primary keys already set (as the UUIDv7 defaults are), or all
+    unset for the database to number (an auto-incrementing key; the instances do not learn
+    theirs)."""
+    if not objects:
         return
-    fields = [f for f in model._meta.concrete_fields if not getattr(f, "generated", False)]
+    pk = model._meta.pk
+    numbered = isinstance(pk, models.AutoField | models.BigAutoField) and all(
+        obj.pk is None for obj in objects
+    )
+    fields = [
+        f
+        for f in model._meta.concrete_fields
+        if not getattr(f, "generated", False) and not (numbered and f is pk)
+    ]
     # The connection itself, not the ``connection`` proxy: at 100 000 rows the proxy's attribute
     # lookups cost more than the conversions.
     db = connections[DEFAULT_DB_ALIAS]
     prepare = [(field.attname, field.get_db_prep_save) for field in fields]
     rows = ([save(getattr(obj, name), db) for name, save in prepare] for obj in objects)
-    _copy(model, [field.column or field.attname for field in fields], rows)
+    columns = [field.column or field.attname for field in fields]
+    if connection.vendor == "postgresql":
+        _copy(model, columns, rows)
+    else:
+        _insert_many(model, columns, rows)
 
 
 def insert_rows(
@@ -41,6 +55,18 @@ def insert_rows(
         model._default_manager.bulk_create(objects, batch_size=BATCH_SIZE)
         return
     _copy(model, attnames, rows)
+
+
+def _insert_many(model: type[models.Model], columns: Sequence[str], rows: Iterable[Any]) -> None:
+    # One prepared INSERT run per row: SQLite has no COPY, and its per-row cost is below the
+    # ORM's for building a multi-row statement.
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(c) for c in columns)
+    marks = ", ".join(["%s"] * len(columns))
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({marks})", list(rows)
+        )
 
 
 def _copy(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

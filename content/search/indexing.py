@@ -33,7 +33,7 @@ from django.db.models.functions import Length
 from django.utils import timezone
 from django_tasks import task
 
-from content import item_types
+from content import bulk, item_types
 from content.models.search import CHUNK_PREVIEW_CHARS, SearchChunk, SearchDirty
 from content.search import marks as search_marks
 from content.search.embeddings import OffProvider, ProviderUnavailable, provider
@@ -368,7 +368,7 @@ def _replace(rows: list[SearchDirty], plan: _Plan, report: IndexReport) -> None:
     new = [chunk for key in keys for chunk in plan.new.get(key, ())]
     for at in range(0, len(stale), 2000):
         report.removed += SearchChunk.objects.filter(pk__in=stale[at : at + 2000]).delete()[0]
-    SearchChunk.objects.bulk_create(new, batch_size=2000)
+    bulk.insert_objects(SearchChunk, new)
     for row in rows:  # a row marked again since it was read stays dirty
         SearchDirty.objects.filter(pk=row.pk, marked_at=row.marked_at).delete()
     by_owner: dict[Any, list[tuple[str, Any]]] = {}
