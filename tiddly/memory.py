@@ -94,7 +94,24 @@ def free_heap_bytes() -> int | None:
     return None if fn is None else int(fn().fordblks)
 
 
-def give_back_heap(limit: int) -> bool:
-    """``release_memory`` when the heap holds more than ``limit`` bytes free; True if it did."""
+# The heap's free bytes just after the last release (or the least seen since): glibc still counts
+# the pages it handed back as free.
+_free_after_release = 0
+
+
+def give_back_heap(limit: int, *, only_new: bool = False) -> bool:
+    """``release_memory`` when the heap holds more than ``limit`` bytes free; True if it did.
+
+    ``only_new``: count only what is free beyond what was free after the last release. After a
+    small request the heap's free bytes are mostly pages already handed back, so counted from zero
+    every such request would release them again and the next one fault them back in."""
+    global _free_after_release
     free = free_heap_bytes()
-    return free is not None and free > limit and release_memory()
+    if free is None:
+        return False
+    if free <= (_free_after_release if only_new else 0) + limit:
+        _free_after_release = min(_free_after_release, free)
+        return False
+    released = release_memory()
+    _free_after_release = free_heap_bytes() or 0
+    return released

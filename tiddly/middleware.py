@@ -116,4 +116,4 @@ def _release(response: Any, *, collect: bool) -> None:
         response.data = None
     if collect:
         gc.collect()
-    give_back_heap(FREE_HEAP_BYTES)
+    give_back_heap(FREE_HEAP_BYTES, only_new=not collect)

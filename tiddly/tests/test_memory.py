@@ -50,6 +50,33 @@ def test_free_heap_beyond_the_limit_goes_back_to_the_os(glibc: None, heap_thresh
     del keep  # the small blocks lived until the trim
 
 
+def test_after_small_requests_only_newly_freed_heap_goes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    free = [64 * MB]
+    released: list[int] = []
+
+    def release() -> bool:
+        released.append(free[0])  # glibc goes on counting the pages it was given as free
+        return True
+
+    monkeypatch.setattr(memory, "free_heap_bytes", lambda: free[0])
+    monkeypatch.setattr(memory, "release_memory", release)
+    monkeypatch.setattr(memory, "_free_after_release", 0)
+    assert memory.give_back_heap(16 * MB, only_new=True) is True
+    assert memory.give_back_heap(16 * MB, only_new=True) is False  # the same pages again
+    free[0] = 70 * MB
+    assert memory.give_back_heap(16 * MB, only_new=True) is False  # 6 MB freed since
+    free[0] = 90 * MB
+    assert memory.give_back_heap(16 * MB, only_new=True) is True  # 26 MB freed since
+    free[0] = 20 * MB  # a request reused most of it
+    assert memory.give_back_heap(16 * MB, only_new=True) is False
+    free[0] = 40 * MB  # 20 MB beyond the least it held
+    assert memory.give_back_heap(16 * MB, only_new=True) is True
+    assert memory.give_back_heap(16 * MB) is True  # after a large request: counted from zero
+    assert released == [64 * MB, 90 * MB, 40 * MB, 40 * MB]
+
+
 def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:
     assert memory.give_back_heap(limit=1 << 62) is False
 
