@@ -65,7 +65,8 @@ def edit_content(
     Matching runs on a fresh read *before* the row lock is taken, so a request that cannot match
     (or is pathologically slow to rule out) never holds the lock. Under the lock the item is
     re-read without its content, which is the first read's unless ``updated_at`` moved in
-    between; only then is the content read again and the match redone.
+    between; only then is the content read again and the match redone. On SQLite, edits of a
+    content seen long take turns (``content.services.turns``).
     """
     batch = _requested_edits(old_str, new_str, replace_all, edits)
     batch_request = edits is not None
