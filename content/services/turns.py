@@ -43,8 +43,11 @@ class Turns:
     def turn(self, key: Hashable) -> Iterator[Callable[[int], None]]:
         """Hold the turn while the body runs if ``key``'s content was long when last seen; the
         body reports the content's length it read (the yielded callable)."""
+        # Inside a caller's transaction this thread may already hold SQLite's write lock, which
+        # the edit holding the turn waits for: no turn then.
         held = (
             connection.vendor == "sqlite"
+            and not connection.in_atomic_block
             and self.is_long(key)
             and self._gate.acquire(timeout=self._wait)
         )

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from content.services import turns
 from content.services.turns import LONG_CHARS, Turns, long_edits
@@ -68,6 +68,18 @@ def test_a_turn_waited_for_too_long_goes_ahead() -> None:
         assert got.wait(5)
         thread.join()
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.django_db
+def test_no_turn_is_taken_inside_a_callers_transaction() -> None:
+    gate = Turns()
+    with gate.turn("in-a-transaction") as seen:
+        seen(LONG_CHARS)
+    with transaction.atomic(), gate.turn("in-a-transaction"):
+        # This thread may hold SQLite's write lock here: it took no turn, so others go on.
+        thread, got = _second_turn(gate, "in-a-transaction")
+        assert got.wait(5)
+    thread.join()
 
 
 def test_only_the_most_recently_seen_long_contents_are_remembered() -> None:
