@@ -5,7 +5,8 @@ renderer_context["view"]``, ``view.response``, ``request.parser_context["view"]`
 tasks and exception tracebacks add more. Objects in a cycle wait for Python's cyclic garbage
 collector, which runs by object count, not by size — so a 6 MB note's body, parsed data, item and
 rendered JSON stayed resident across many requests and the server's memory grew to several times
-its working set. When the response is closed this breaks the DRF links, and after a request that
+its working set. When the response is closed this breaks the DRF links (a large body's as soon as
+it is rendered: the data it came from need not live while it is sent), and after a request that
 moved a large payload it runs the collector — cheap, because ``tiddly.asgi`` freezes everything
 that exists at start-up out of the collector's reach (``gc.freeze``). Every view gets it: under
 ASGI, Django's handler itself leaves the response in a cycle (its disconnect listener's exception
@@ -69,6 +70,9 @@ class ReleaseRequestDataMiddleware:
             finally:
                 gate.release()
         large = _is_large(request, response)
+        if large:
+            # The body is rendered: what it was rendered from need not wait for the sending.
+            _unlink(response)
         # close() runs the closers after the body is sent, then clears the list.
         response._resource_closers.append(lambda: _release(response, collect=large))  # type: ignore[attr-defined]
         return response
@@ -103,6 +107,15 @@ def _busy() -> JsonResponse:
 
 
 def _release(response: Any, *, collect: bool) -> None:
+    _unlink(response)
+    if collect:
+        gc.collect()
+    give_back_heap(FREE_HEAP_BYTES, only_new=not collect)
+
+
+def _unlink(response: Any) -> None:
+    """Break DRF's links between the view, its request and the response, and drop the
+    response's data (its body is rendered)."""
     context = response.__dict__.pop("renderer_context", None) or {}
     view = context.get("view")
     drf_request = context.get("request")
@@ -114,6 +127,3 @@ def _release(response: Any, *, collect: bool) -> None:
             drf_request.__dict__.pop(name, None)
     if hasattr(response, "data"):
         response.data = None
-    if collect:
-        gc.collect()
-    give_back_heap(FREE_HEAP_BYTES, only_new=not collect)

@@ -43,6 +43,23 @@ def test_closing_the_response_breaks_the_view_response_cycle() -> None:
     assert "request" not in view.__dict__
 
 
+def test_a_large_rendered_body_drops_its_data_before_it_is_sent() -> None:
+    response, view = _respond(b"x" * 2_000_000)
+    assert response.data is None  # not yet closed: the body is still to be sent
+    assert "response" not in view.__dict__
+    assert response.content == b"x" * 2_000_000
+    response.close()
+    assert response.data is None
+
+
+def test_a_small_body_keeps_its_data_until_closed() -> None:
+    response, view = _respond(b"small")
+    assert response.data == {"content": "x"}
+    assert view.response is response
+    response.close()
+    assert response.data is None
+
+
 @pytest.mark.parametrize(
     ("body", "content_length", "collects"),
     [(b"x" * 10, 0, False), (b"x" * 2_000_000, 0, True), (b"x", 5_000_000, True)],
