@@ -33,8 +33,9 @@ class JSONRenderer(renderers.JSONRenderer):
         indent = self.get_indent(accepted_media_type or "", renderer_context or {})
         if indent is not None or not self.compact or not self.strict:
             return super().render(data, accepted_media_type, renderer_context)
-        # U+2028/U+2029 escaped as DRF does, so a body stays valid inside a <script>.
         body = orjson.dumps(data, default=_default, option=_OPTIONS)
-        if b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body:
+        # U+2028/U+2029 escaped as DRF does, so a body stays valid inside a <script>; an ASCII
+        # body (one fast pass) holds neither.
+        if not body.isascii() and (b"\xe2\x80\xa8" in body or b"\xe2\x80\xa9" in body):
             body = body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
         return body

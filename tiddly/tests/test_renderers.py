@@ -22,6 +22,7 @@ SAMPLES = [
     {"errors": {"title": [ErrorDetail("Too long.", code="max_length")]}},
     {1: "int key", "text": 'ünïcödé — 日本語 \u2028 line \u2029 para "q" \\ \n\t'},
     [{"nested": [[1, 2.5], {"x": "y"}]}],
+    {"t": "Café, no line separators"},
 ]
 
 
