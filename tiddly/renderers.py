@@ -1,7 +1,7 @@
 """The JSON renderer: DRF's, encoding with orjson.
 
 A note's content can be several MB, and DRF's renderer builds it as a ``str`` (through
-``json.dumps``) before encoding it to bytes: two more copies of the body and most of a large
+``json.dumps``) before encoding it to bytes: two more copies of the body and about half of a large
 read's time. orjson writes UTF-8 bytes at once. What it does not encode itself — dates and
 times, decimals, lazy strings, querysets — goes to DRF's own encoder, so bodies read the same;
 an indented body (``Accept: application/json; indent=2``) is DRF's.
