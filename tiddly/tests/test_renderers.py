@@ -7,6 +7,7 @@ import json
 import uuid
 from decimal import Decimal
 
+import orjson
 import pytest
 from django.utils.translation import gettext_lazy
 from rest_framework import renderers
@@ -49,15 +50,14 @@ def test_none_is_an_empty_body():
 
 
 def test_a_note_s_body_is_rendered_by_it(api, owner, monkeypatch):
-    import tiddly.renderers
-
     encoded = []
-    dumps = tiddly.renderers.orjson.dumps
-    monkeypatch.setattr(
-        tiddly.renderers,
-        "orjson",
-        type("O", (), {"dumps": lambda *a, **k: encoded.append(1) or dumps(*a, **k)}),
-    )
+    dumps = orjson.dumps
+
+    def spy(*args, **kwargs):
+        encoded.append(1)
+        return dumps(*args, **kwargs)
+
+    monkeypatch.setattr(orjson, "dumps", spy)
     content = "line\u2028sep — ünï " * 50
     created = api.post("/api/notes/", {"title": "T", "content": content}, format="json")
     assert created.status_code == 201
