@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import uuid
 
 from harness import JSON_HEADERS, Bench, Call, Outcome, Scenario, http_outcome, log, register
@@ -136,6 +137,11 @@ class ReplaceState:
     def marker(self, worker: int, value: int) -> str:
         return f"rpl-{self.tag}-w{worker}-{self.words[value]}"
 
+    def markers_in(self, worker: int, content: str) -> list[str]:
+        """The worker's whole markers in ``content`` (one value may be a prefix of the other:
+        ``replace_grow``'s "alpha" and "alpha-longer-longer")."""
+        return re.findall(re.escape(f"rpl-{self.tag}-w{worker}-") + r"[a-z-]*", content)
+
     def line(self, worker: int) -> int:
         text = self.ref.text
         return text.marker_line if worker == 0 else sorted(text.extra)[worker - 1]
@@ -186,16 +192,11 @@ def after_replace(bench: Bench, st: ReplaceState, concurrency: int) -> list[str]
     if r.status_code != 200:
         return [f"verify GET -> HTTP {r.status_code}"]
     content = r.json().get("content", "")
-    lost = [
-        w
-        for w in range(st.used)
-        if content.count(st.marker(w, st.values[w])) != 1
-        or st.marker(w, 1 - st.values[w]) in content
-    ]
+    lost = [w for w in range(st.used) if st.markers_in(w, content) != [st.marker(w, st.values[w])]]
     if lost:
         # Resynchronise so the next row starts from the note's real state.
         for w in lost:
-            st.values[w] = 1 if st.marker(w, 1) in content else 0
+            st.values[w] = 1 if st.marker(w, 1) in st.markers_in(w, content) else 0
         return [f"note content disagrees with the acknowledged replaces of workers {lost}"]
     return []
 
