@@ -13,6 +13,7 @@ from django.http import FileResponse, HttpRequest, HttpResponseBase
 
 from tiddly.memory import tune_malloc, web_threshold
 from tiddly.sqlite import base as sqlite_base
+from tiddly.sqlite.imports import leave_out_postgres
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tiddly.settings")
 
@@ -82,7 +83,10 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-tune_malloc(threshold=web_threshold(str(settings.DATABASES["default"]["ENGINE"])))
+_engine = str(settings.DATABASES["default"]["ENGINE"])
+tune_malloc(threshold=web_threshold(_engine))
+if "sqlite" in _engine:
+    leave_out_postgres()
 sqlite_base.web_process()
 application = get_application()
 freeze_startup_objects()

@@ -24,3 +24,43 @@ def test_the_http_client_of_outbound_fetches_loads_with_the_first_fetch() -> Non
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _imports_of_a_web_process(database_url: str, tmp_path: Path) -> list[str]:
+    """Which of PostgreSQL's modules ``tiddly.asgi`` loaded, and whether DRF saw them (its
+    ``compat.postgres_fields``), in a fresh interpreter on ``database_url``."""
+    code = (
+        "import sys, tiddly.asgi, rest_framework.compat as compat\n"
+        "names = ('psycopg', 'django.contrib.postgres', 'django.contrib.postgres.fields')\n"
+        "print(sorted(m for m in names if m in sys.modules), compat.postgres_fields is not None)\n"
+    )
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="tiddly.settings",
+        TIDDLY_EMBEDDED_WORKER="0",
+        DATABASE_URL=database_url,
+    )
+    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1].split(" ")
+
+
+def test_a_web_process_on_sqlite_leaves_postgresql_modules_unloaded(tmp_path: Path) -> None:
+    """DRF would load django.contrib.postgres, and with it psycopg (~10 MB), on SQLite too."""
+    out = _imports_of_a_web_process(f"sqlite:///{tmp_path}/db.sqlite3", tmp_path)
+    assert out == ["[]", "False"]
+
+
+def test_a_web_process_on_postgresql_loads_them(tmp_path: Path) -> None:
+    """Importing ``tiddly.asgi`` does not connect, so no server is needed for this."""
+    out = _imports_of_a_web_process("postgres://postgres@127.0.0.1:5432/unused", tmp_path)
+    assert out[-1] == "True"
+    assert "'psycopg'" in " ".join(out)
