@@ -6,16 +6,24 @@ cannot be encoded as UTF-8, so it breaks whatever touches it later — the datab
 renderer echoing an unknown key back, a log line. The serializers' text fields reject it in
 values they declare, but not in keys or in values nobody declares, so the parser refuses it once
 for the whole body, keys and values at any depth.
+
+A large body is let go once parsed: DRF parses JSON from ``request.body``, which Django keeps (and
+a stream over it) for the rest of the request, so a 6 MB create held its raw bytes beside the
+parsed text through its whole transaction.
 """
 
 from __future__ import annotations
 
+from io import BytesIO
 from typing import Any
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError, ValidationError
 
 from tiddly.serializers import printable, text_problem
+
+# Bodies at least this large (bytes) are dropped once parsed.
+RELEASED_BODY_BYTES = 1_000_000
 
 
 class JSONParser(parsers.JSONParser):
@@ -30,7 +38,21 @@ class JSONParser(parsers.JSONParser):
         if problem is not None:
             path, message = problem
             raise ValidationError({path: [message]})  # the handler's validation_error body
+        _release_body(parser_context)
         return data
+
+
+def _release_body(parser_context: Any) -> None:
+    """Drop a large parsed body from the Django request (DRF keeps what it parsed in
+    ``request.data``). Reading ``request.body`` again raises Django's RawPostDataException, as
+    it does after any read of the stream."""
+    django_request: Any = getattr((parser_context or {}).get("request"), "_request", None)
+    body = getattr(django_request, "_body", None)
+    if body is None or len(body) < RELEASED_BODY_BYTES:
+        return
+    del django_request._body
+    django_request._stream = BytesIO()
+    django_request._read_started = True
 
 
 def _surrogate(text: str) -> str | None:
