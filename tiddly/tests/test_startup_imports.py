@@ -64,3 +64,21 @@ def test_a_web_process_on_postgresql_loads_them(tmp_path: Path) -> None:
     out = _imports_of_a_web_process("postgres://postgres@127.0.0.1:5432/unused", tmp_path)
     assert out[-1] == "True"
     assert "'psycopg'" in " ".join(out)
+
+
+def test_the_markdown_renderer_loads_with_the_first_page() -> None:
+    """markdown-it and nh3 (~4 MB) wait for the first shared or library page that renders."""
+    code = (
+        "import sys, tiddly.asgi\n"
+        "before = sorted(m for m in ('markdown_it', 'nh3') if m in sys.modules)\n"
+        "from content.text.markdown_html import markdown_to_html\n"
+        "html = markdown_to_html('# Hi <script>x</script> [a](javascript:x)')\n"
+        "print(before, html.count('<h1>'), '<script>' in html, 'href=\"javascript' in html)\n"
+    )
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings", TIDDLY_EMBEDDED_WORKER="0")
+    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[] 1 False False"
