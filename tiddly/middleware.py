@@ -16,13 +16,17 @@ next automatic collection.
 It also lets only ``TIDDLY_LARGE_REQUESTS_AT_ONCE`` requests with a large body run at once in
 this process. Django keeps a large body in a temporary file until a view reads it; eight
 concurrent creates of a 6 MB note otherwise each held the body, its parsed JSON and the rendered
-answer at the same time, while SQLite wrote them one after another anyway.
+answer at the same time, while SQLite wrote them one after another anyway. A GET whose last
+answer from this process was large (a 6 MB note's read) takes a turn the same way: eight
+concurrent reads of one long note otherwise each held its text, its rendered body and SQLite's
+copy at once.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +41,12 @@ FREE_HEAP_BYTES = 16 * 1024 * 1024
 # A large request waits at most this long for its turn, then is told to retry.
 LARGE_REQUEST_WAIT_SECONDS = 60.0
 
+# GETs (path and query) whose last answer was large, least recently seen dropped first.
+LARGE_ANSWERS_REMEMBERED = 256
+
 _gate_lock = threading.Lock()
 _gate: tuple[int, threading.BoundedSemaphore] | None = None
+_large_answers: OrderedDict[str, None] = OrderedDict()
 
 
 def _large_request_gate() -> threading.BoundedSemaphore | None:
@@ -59,7 +67,7 @@ class ReleaseRequestDataMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        gate = _large_request_gate() if _received(request) >= LARGE_PAYLOAD_BYTES else None
+        gate = _large_request_gate() if _expect_large(request) else None
         if gate is None:
             response = self.get_response(request)
         elif not gate.acquire(timeout=LARGE_REQUEST_WAIT_SECONDS):
@@ -70,6 +78,7 @@ class ReleaseRequestDataMiddleware:
             finally:
                 gate.release()
         large = _is_large(request, response)
+        _remember_answer(request, response, large)
         if large:
             # The body is rendered: what it was rendered from need not wait for the sending.
             _unlink(response)
@@ -83,6 +92,29 @@ def _received(request: HttpRequest) -> int:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
+
+
+def _expect_large(request: HttpRequest) -> bool:
+    if _received(request) >= LARGE_PAYLOAD_BYTES:
+        return True
+    if request.method != "GET":
+        return False
+    with _gate_lock:
+        return request.get_full_path() in _large_answers
+
+
+def _remember_answer(request: HttpRequest, response: HttpResponseBase, large: bool) -> None:
+    if request.method != "GET":
+        return
+    key = request.get_full_path()
+    with _gate_lock:
+        if not large:
+            _large_answers.pop(key, None)
+            return
+        _large_answers[key] = None
+        _large_answers.move_to_end(key)
+        while len(_large_answers) > LARGE_ANSWERS_REMEMBERED:
+            _large_answers.popitem(last=False)
 
 
 def _is_large(request: HttpRequest, response: HttpResponseBase) -> bool:

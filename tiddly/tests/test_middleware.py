@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -185,3 +186,73 @@ def _wait_for(condition: Any, seconds: float = 5) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+def test_a_get_whose_last_answer_was_large_takes_a_turn(settings: Any, monkeypatch: Any) -> None:
+    """The first read of a long note is not known to be large; the next ones take turns with
+    each other (room for one here), while reads of other paths and small answers never wait. An
+    answer that became small is forgotten."""
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 1
+    path = f"/api/notes/{uuid.uuid4().hex}/"
+    sizes = {path: 2_000_000}
+    started: list[str] = []
+    release_first = threading.Event()
+
+    def view(request: Any) -> HttpResponse:
+        name = request.META.get("HTTP_X_NAME", "")
+        started.append(name)
+        if name == "first":
+            release_first.wait(5)
+        return HttpResponse(b"x" * sizes.get(request.path, 10))
+
+    def call(name: str, target: str = path) -> None:
+        request = RequestFactory().get(target)
+        request.META["HTTP_X_NAME"] = name
+        middleware.ReleaseRequestDataMiddleware(view)(request).close()
+
+    call("learn")  # nothing known yet: runs at once, and teaches the middleware
+    first = threading.Thread(target=call, args=("first",))
+    first.start()
+    _wait_for(lambda: started == ["learn", "first"])
+    second = threading.Thread(target=call, args=("second",))
+    second.start()
+    call("other", f"/api/notes/{uuid.uuid4().hex}/")
+    time.sleep(0.2)
+    assert started == ["learn", "first", "other"]
+    release_first.set()
+    first.join(5)
+    second.join(5)
+    assert started == ["learn", "first", "other", "second"]
+
+    sizes[path] = 10  # the note became short: its next reads go at once
+    monkeypatch.setattr(middleware, "LARGE_REQUEST_WAIT_SECONDS", 0.05)
+    call("short")
+    gate = middleware._large_request_gate()
+    assert gate is not None
+    assert gate.acquire(timeout=1)
+    try:
+        call("free")
+    finally:
+        gate.release()
+    assert started[-2:] == ["short", "free"]
+
+
+def test_only_gets_are_remembered_as_large(settings: Any, monkeypatch: Any) -> None:
+    """A large answer to a POST (one MCP endpoint serves every tool) makes no later call wait."""
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 1
+    monkeypatch.setattr(middleware, "LARGE_REQUEST_WAIT_SECONDS", 0.05)
+    path = f"/mcp/{uuid.uuid4().hex}/"
+    answered = middleware.ReleaseRequestDataMiddleware(lambda _: HttpResponse(b"x" * 2_000_000))
+    answered(RequestFactory().post(path, CONTENT_LENGTH="10")).close()
+    gate = middleware._large_request_gate()
+    assert gate is not None
+    assert gate.acquire(timeout=1)
+    try:
+        for request in (
+            RequestFactory().post(path, CONTENT_LENGTH="10"),
+            RequestFactory().get(path),
+        ):
+            response = middleware.ReleaseRequestDataMiddleware(lambda _: HttpResponse())(request)
+            assert response.status_code == 200
+    finally:
+        gate.release()
