@@ -21,6 +21,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import threading
 from typing import Any
 
 M_MMAP_THRESHOLD = -3
@@ -115,3 +116,22 @@ def give_back_heap(limit: int, *, only_new: bool = False) -> bool:
     released = release_memory()
     _free_after_release = free_heap_bytes() or 0
     return released
+
+
+# Whether the request this thread serves read a long content (tiddly.middleware lets later reads
+# of the same path take turns); a content this long (characters) counts.
+LONG_READ_CHARS = 1_000_000
+_reads = threading.local()
+
+
+def note_read(content: str | None) -> None:
+    """Called by the queries that fetch a whole content."""
+    if content is not None and len(content) >= LONG_READ_CHARS:
+        _reads.long = True
+
+
+def took_long_read() -> bool:
+    """Whether this thread's request read a long content since the last call (which clears it)."""
+    long = getattr(_reads, "long", False)
+    _reads.long = False
+    return long

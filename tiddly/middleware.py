@@ -17,9 +17,9 @@ It also lets only ``TIDDLY_LARGE_REQUESTS_AT_ONCE`` requests with a large body r
 this process. Django keeps a large body in a temporary file until a view reads it; eight
 concurrent creates of a 6 MB note otherwise each held the body, its parsed JSON and the rendered
 answer at the same time, while SQLite wrote them one after another anyway. A GET whose last
-answer from this process was large (a 6 MB note's read) takes a turn the same way: eight
-concurrent reads of one long note otherwise each held its text, its rendered body and SQLite's
-copy at once.
+answer from this process was large, or which read a long content (a 6 MB note's read or a
+search in it), takes a turn the same way: eight concurrent reads of one long note otherwise each
+held its text, SQLite's copy and the rendered body at once.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
 
-from tiddly.memory import give_back_heap
+from tiddly.memory import give_back_heap, took_long_read
 
 LARGE_PAYLOAD_BYTES = 1_000_000
 # Free heap a process may keep between requests (tiddly.memory).
@@ -67,6 +67,7 @@ class ReleaseRequestDataMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        took_long_read()  # this thread's last request may have left it set
         gate = _large_request_gate() if _expect_large(request) else None
         if gate is None:
             response = self.get_response(request)
@@ -78,7 +79,8 @@ class ReleaseRequestDataMiddleware:
             finally:
                 gate.release()
         large = _is_large(request, response)
-        _remember_answer(request, response, large)
+        # A read of a long content is as large while it runs, however short its answer.
+        _remember_answer(request, response, large or took_long_read())
         if large:
             # The body is rendered: what it was rendered from need not wait for the sending.
             _unlink(response)

@@ -345,8 +345,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
     "TIDDLY_MAX_BODY_BYTES", TIDDLY_MAX_CONTENT_CHARS * 6 + 1_000_000, minimum=1024
 )
 
-# How many requests with a body of 1 MB or more, or GETs whose last answer was that large, one
-# web process runs at once (the others wait their turn; tiddly/middleware.py); 0: no limit.
+# How many requests with a body of 1 MB or more, or GETs whose last run answered that much or
+# read a long content, one web process runs at once (the others wait their turn;
+# tiddly/middleware.py); 0: no limit.
 TIDDLY_LARGE_REQUESTS_AT_ONCE = env_int("TIDDLY_LARGE_REQUESTS_AT_ONCE", 2, minimum=0)
 
 _THROTTLE = env_bool("TIDDLY_THROTTLE_ENABLED", True)

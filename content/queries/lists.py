@@ -43,6 +43,7 @@ from content.queries import cache as content_cache
 from content.queries import compiled, fulltext
 from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
+from tiddly.memory import note_read
 
 _WORD = re.compile(r"\w")
 
@@ -104,7 +105,9 @@ def one_with_content(qs: QuerySet) -> Any:
     cached under the old key. Works under ``select_for_update`` too (the write services).
     """
     if not uses_fts() or not settings.TIDDLY_CONTENT_CACHE_CHARS:
-        return one(qs)
+        item = one(qs)
+        note_read(getattr(item, "content", None))
+        return item
     model = qs.model
     column = f'"{model._meta.db_table}"."content"'
     threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
@@ -119,6 +122,7 @@ def one_with_content(qs: QuerySet) -> Any:
     if item is None or item.stored_size is None or item.stored_size < threshold:
         if item is not None:
             item.content = item.small_content
+            note_read(item.content)  # stored compressed: small on disk, maybe long in memory
         return item
     key = content_cache.key(item)
     content = content_cache.contents.get(key)
@@ -129,6 +133,7 @@ def one_with_content(qs: QuerySet) -> Any:
             return one(qs)
         content_cache.contents.put(key, content)
     item.content = content
+    note_read(content)
     return item
 
 
@@ -144,7 +149,10 @@ def one_with_slice(qs: QuerySet, at: int, chars: int) -> tuple[Any, str | None] 
     """
     if not uses_fts() or not settings.TIDDLY_CONTENT_CACHE_CHARS:
         item = one(qs)
-        return None if item is None else (item, None)
+        if item is None:
+            return None
+        note_read(item.content)
+        return item, None
     column = f'"{qs.model._meta.db_table}"."content"'
     threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
     large = f"pg_column_size({column}) >= %s"
@@ -162,10 +170,12 @@ def one_with_slice(qs: QuerySet, at: int, chars: int) -> tuple[Any, str | None] 
         return None
     if item.piece is None:  # small (or null): it came whole
         item.content = item.small_content
+        note_read(item.content)
         return item, None
     cached = content_cache.contents.get(content_cache.key(item))
     if cached is not None:
         item.content = cached
+        note_read(cached)
         return item, None
     if at and not item.piece.startswith("\n"):
         whole = one_with_content(qs)

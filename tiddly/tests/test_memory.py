@@ -93,3 +93,13 @@ def test_the_web_process_keeps_large_buffers_on_the_heap_on_sqlite_only(
     engine: str, threshold: int
 ) -> None:
     assert memory.web_threshold(engine) == threshold
+
+
+def test_a_read_of_a_long_content_is_noted_until_taken() -> None:
+    memory.took_long_read()
+    memory.note_read(None)
+    memory.note_read("x" * (memory.LONG_READ_CHARS - 1))
+    assert memory.took_long_read() is False
+    memory.note_read("x" * memory.LONG_READ_CHARS)
+    assert memory.took_long_read() is True
+    assert memory.took_long_read() is False  # taken: cleared

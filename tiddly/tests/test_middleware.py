@@ -14,6 +14,7 @@ from django.test import RequestFactory
 from rest_framework.response import Response
 
 from tiddly import middleware
+from tiddly.memory import LONG_READ_CHARS, note_read
 
 # close() sends request_finished, whose handler closes database connections.
 pytestmark = pytest.mark.django_db
@@ -256,3 +257,35 @@ def test_only_gets_are_remembered_as_large(settings: Any, monkeypatch: Any) -> N
             assert response.status_code == 200
     finally:
         gate.release()
+
+
+def test_a_get_that_read_a_long_content_takes_a_turn_next_time(
+    settings: Any, monkeypatch: Any
+) -> None:
+    """A search in a 6 MB note answers a few bytes but holds the note while it runs: the path's
+    next reads wait for a turn like large answers do. A path that read only short contents does
+    not."""
+    settings.TIDDLY_LARGE_REQUESTS_AT_ONCE = 1
+    monkeypatch.setattr(middleware, "LARGE_REQUEST_WAIT_SECONDS", 0.05)
+    long_path, short_path = (f"/api/notes/{uuid.uuid4().hex}/search" for _ in range(2))
+
+    def view(request: Any) -> HttpResponse:
+        note_read("x" * (LONG_READ_CHARS if request.path == long_path else 10))
+        return HttpResponse(b"{}")
+
+    def call(path: str) -> int:
+        response = middleware.ReleaseRequestDataMiddleware(view)(RequestFactory().get(path))
+        response.close()
+        return response.status_code
+
+    assert call(long_path) == 200
+    assert call(short_path) == 200
+    gate = middleware._large_request_gate()
+    assert gate is not None
+    assert gate.acquire(timeout=1)
+    try:
+        assert call(short_path) == 200  # never waits
+        assert call(long_path) == 503  # waited its turn past the limit
+    finally:
+        gate.release()
+    assert call(long_path) == 200
