@@ -129,9 +129,10 @@ def _busy() -> JsonResponse:
         {
             "error": "busy",
             "message": (
-                "The server is handling other large requests (bodies of 1 MB or more) and this "
-                f"one waited {LARGE_REQUEST_WAIT_SECONDS:.0f} s for its turn. Nothing was "
-                "changed: send it again shortly."
+                "The server is handling other large requests (bodies or answers of 1 MB or "
+                "more, or reads of long notes) and this one waited "
+                f"{LARGE_REQUEST_WAIT_SECONDS:.0f} s for its turn. Nothing was changed: send it "
+                "again shortly."
             ),
         },
         status=503,
