@@ -10,6 +10,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _last_line(code: str, **env_vars: str) -> str:
+    """The last line ``code`` prints in a fresh interpreter (a web process's settings)."""
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings", TIDDLY_EMBEDDED_WORKER="0")
+    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, **env_vars},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
 def test_the_http_client_of_outbound_fetches_loads_with_the_first_fetch() -> None:
     """httpcore (and trio, where a test dependency installed it: 16 MB) is not imported by
     ``tiddly.asgi``; ``tiddly.outbound`` still works, loading it when it fetches."""
@@ -17,13 +33,7 @@ def test_the_http_client_of_outbound_fetches_loads_with_the_first_fetch() -> Non
         "import sys, tiddly.asgi, tiddly.outbound\n"
         "print(sorted(m for m in ('httpcore', 'trio') if m in sys.modules))\n"
     )
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings", TIDDLY_EMBEDDED_WORKER="0")
-    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert _last_line(code) == "[]"
 
 
 def _imports_of_a_web_process(database_url: str, tmp_path: Path) -> list[str]:
@@ -75,10 +85,4 @@ def test_the_markdown_renderer_loads_with_the_first_page() -> None:
         "html = markdown_to_html('# Hi <script>x</script> [a](javascript:x)')\n"
         "print(before, html.count('<h1>'), '<script>' in html, 'href=\"javascript' in html)\n"
     )
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings", TIDDLY_EMBEDDED_WORKER="0")
-    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == "[] 1 False False"
+    assert _last_line(code) == "[] 1 False False"
