@@ -86,6 +86,10 @@ NO_PRECONDITION = Precondition()
 # --- reading an item for a write ----------------------------------------------------------------
 
 
+# A content this long (characters) known from a read moments ago is not read again if unchanged.
+KNOWN_CONTENT_CHARS = 65_536
+
+
 def locked_item(
     owner: Owner,
     ref: ItemRef,
@@ -99,7 +103,8 @@ def locked_item(
     ``known``: the same item as read moments ago without the lock. When the row's ``updated_at``
     is still its ``updated_at``, its content is taken instead of read again (every content
     change moves ``updated_at``, under this lock: see ``content.queries.cache``) — a 6 MB note's
-    edit then reads it once, not twice.
+    edit then reads it once, not twice. A short content is read again with the row: when edits
+    of one item queue for the lock, each finds the row moved and would pay a second query.
     """
     qs = ref.model.objects.select_for_update() if lock else ref.model.objects.all()
     qs = qs.filter(owner=owner, **ref.lookup())
@@ -107,7 +112,7 @@ def locked_item(
         qs = qs.active()
     elif not allow_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    if known is not None:
+    if known is not None and len(known.content or "") >= KNOWN_CONTENT_CHARS:
         item = one(qs.defer("content"))
         if item is not None and item.pk == known.pk and item.updated_at == known.updated_at:
             item.content = known.content
