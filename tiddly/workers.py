@@ -7,7 +7,7 @@
   owner's thousand deliveries wait behind other owners' turns, not the other way round.
   Setting ``stop`` lets every thread finish the task it runs and then end.
 - ``EmbeddedWorker``: the web server's worker (``make run``): a child process
-  (``manage.py worker --nice 10 --parent PID``) started and stopped by the ASGI lifespan, so
+  (``manage.py worker --parent PID``, at a CPU priority 10 lower) started and stopped by the ASGI lifespan, so
   extraction and embedding never run in the interpreter that answers requests, and at a lower
   CPU priority. Stopping it sends SIGTERM, waits ``TIDDLY_WORKER_STOP_SECONDS`` for the current
   tasks, then kills it and gives its tasks back to the queue at once (no lease wait).
@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -93,6 +94,10 @@ def _lane(stop: threading.Event, lane: str, interval: float) -> None:
         connections.close_all()
 
 
+# How much lower the embedded worker's CPU priority is than the web process's.
+NICE = 10
+
+
 class EmbeddedWorker:
     """The web server's own worker: a child process (see the module's docstring)."""
 
@@ -102,10 +107,15 @@ class EmbeddedWorker:
     def start(self) -> None:
         if self._child is not None or not settings.TIDDLY_EMBEDDED_WORKER:
             return
-        command = [sys.executable, "-m", "django", "worker", "--nice", "10"]
-        command += ["--parent", str(os.getpid())]
+        command = [sys.executable, "-m", "django", "worker", "--parent", str(os.getpid())]
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
         self._child = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env)
+        # Lowered at once, not by the child's own --nice once Django is set up: its start (about
+        # 1.5 s of CPU) otherwise competes with the server's first requests at full priority.
+        with contextlib.suppress(OSError):
+            os.setpriority(
+                os.PRIO_PROCESS, self._child.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICE
+            )
 
     @property
     def pid(self) -> int | None:
