@@ -23,6 +23,15 @@ def pytest_configure(config: Any) -> None:
     if settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache"):
         location = tempfile.mkdtemp(prefix="tiddly-test-cache-")
         settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": location}}
+    # Static files as a fresh checkout has them (none collected), whether or not `make run`
+    # collected them into this one: pages then name the files the tests expect.
+    from django.test.signals import setting_changed
+
+    settings.STATIC_ROOT = tempfile.mkdtemp(prefix="tiddly-test-static-")
+    # A storage made already (at import) is dropped, as a test's override would drop it.
+    setting_changed.send(
+        sender=type(settings), setting="STATIC_ROOT", value=settings.STATIC_ROOT, enter=True
+    )
 
 
 @pytest.fixture(autouse=True)
