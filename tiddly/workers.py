@@ -7,10 +7,11 @@
   owner's thousand deliveries wait behind other owners' turns, not the other way round.
   Setting ``stop`` lets every thread finish the task it runs and then end.
 - ``EmbeddedWorker``: the web server's worker (``make run``): a child process
-  (``manage.py worker --parent PID``, at a CPU priority 10 lower) started and stopped by the ASGI lifespan, so
-  extraction and embedding never run in the interpreter that answers requests, and at a lower
-  CPU priority. Stopping it sends SIGTERM, waits ``TIDDLY_WORKER_STOP_SECONDS`` for the current
-  tasks, then kills it and gives its tasks back to the queue at once (no lease wait).
+  (``manage.py worker --parent PID``) started and stopped by the ASGI lifespan, so extraction
+  and embedding never run in the interpreter that answers requests, and at a CPU priority 10
+  lower from its first instruction. Stopping it sends SIGTERM, waits
+  ``TIDDLY_WORKER_STOP_SECONDS`` for the current tasks, then kills it and gives its tasks back
+  to the queue at once (no lease wait).
   Several web processes start one child each; they share the queue like any workers.
 """
 
@@ -110,8 +111,8 @@ class EmbeddedWorker:
         command = [sys.executable, "-m", "django", "worker", "--parent", str(os.getpid())]
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
         self._child = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env)
-        # Lowered at once, not by the child's own --nice once Django is set up: its start (about
-        # 1.5 s of CPU) otherwise competes with the server's first requests at full priority.
+        # Lowered at once, not by the child's own --nice once Django is set up: its start-up
+        # would otherwise compete with the server's first requests at full priority.
         with contextlib.suppress(OSError):
             os.setpriority(
                 os.PRIO_PROCESS, self._child.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICE
