@@ -21,18 +21,19 @@ LONG_FILLER = "filler line\n" * (items.KNOWN_CONTENT_CHARS // 12 + 1)
 pytestmark = pytest.mark.django_db
 
 
-def _content_reads(queries: list[dict[str, str]]) -> int:
-    column = f'"{Note._meta.db_table}"."content"'
+def _selects(queries: list[dict[str, str]], naming: str) -> int:
+    """How many SELECTs name ``naming``."""
     return sum(
-        1 for q in queries if q["sql"].lstrip().upper().startswith("SELECT") and column in q["sql"]
+        1 for q in queries if q["sql"].lstrip().upper().startswith("SELECT") and naming in q["sql"]
     )
+
+
+def _content_reads(queries: list[dict[str, str]]) -> int:
+    return _selects(queries, f'"{Note._meta.db_table}"."content"')
 
 
 def _note_reads(queries: list[dict[str, str]]) -> int:
-    table = f'FROM "{Note._meta.db_table}"'
-    return sum(
-        1 for q in queries if q["sql"].lstrip().upper().startswith("SELECT") and table in q["sql"]
-    )
+    return _selects(queries, f'FROM "{Note._meta.db_table}"')
 
 
 def _edit(owner: Any, note: Note, old: str, new: str) -> Any:

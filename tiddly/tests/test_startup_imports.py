@@ -10,14 +10,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _last_line(code: str, **env_vars: str) -> str:
-    """The last line ``code`` prints in a fresh interpreter (a web process's settings)."""
+def _last_line(code: str, cwd: Path = ROOT, **env_vars: str) -> str:
+    """The last line ``code`` prints in a fresh interpreter (a web process's settings), run in
+    ``cwd`` with ``env_vars`` added to the environment."""
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="tiddly.settings", TIDDLY_EMBEDDED_WORKER="0")
     env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**env, **env_vars},
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(ROOT), **env_vars},
         capture_output=True,
         text=True,
         timeout=120,
@@ -44,23 +45,7 @@ def _imports_of_a_web_process(database_url: str, tmp_path: Path) -> list[str]:
         "names = ('psycopg', 'django.contrib.postgres', 'django.contrib.postgres.fields')\n"
         "print(sorted(m for m in names if m in sys.modules), compat.postgres_fields is not None)\n"
     )
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="tiddly.settings",
-        TIDDLY_EMBEDDED_WORKER="0",
-        DATABASE_URL=database_url,
-    )
-    env.setdefault("DJANGO_SECRET_KEY", "startup-imports-" + "x" * 40)
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip().splitlines()[-1].split(" ")
+    return _last_line(code, tmp_path, DATABASE_URL=database_url).split(" ")
 
 
 def test_a_web_process_on_sqlite_leaves_postgresql_modules_unloaded(tmp_path: Path) -> None:
