@@ -21,8 +21,8 @@ from django.db.models import Count, IntegerField, Max, Value
 from django.utils import timezone
 
 from content import item_types, queries
-from content.queries import compiled
 from content.queries.lists import TagCount
+from tiddly import compiled
 
 TTL = 60
 
@@ -35,7 +35,7 @@ class Survey:
 
 def survey(owner: Any, types: list[str], params: queries.ListParams | None = None) -> Survey:
     """The change marker and the list's count: one UNION ALL query, one row per type, its SQL
-    compiled once per shape (``queries.compiled``)."""
+    compiled once per shape (``tiddly.compiled``)."""
     if not types:
         return Survey("", 0)
 

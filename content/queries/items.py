@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.utils import timezone
 
 from content import item_types
 from content.errors import InvalidLineRange
-from content.models import Item, Relationship
+from content.models import Item, ItemQuerySet, ItemState, Relationship
 from content.queries import lists as queries
 from content.rules import storable
 from content.shapes import ItemData, Match, RelatedItem, SearchResult, item_data
 from content.text.lines import LineRangeError, LineWindow, read_lines
 from content.text.search import field_contains, search_text_limited
+from tiddly import compiled
 from tiddly.errors import NotFound, ValidationFailed
 
 # Items belong to a user (settings.AUTH_USER_MODEL is Django's own).
@@ -89,15 +93,52 @@ def get_owned_slice(owner: Owner, ref: ItemRef, at: int, chars: int) -> tuple[It
 
 def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
     """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
-    found = queries.one(_owned_ref(owner, ref).only("id", "owner", "deleted_at"))
+    query = _owned_ref(owner, ref)
+    head = ("id", "owner", "deleted_at")
+    if isinstance(query, compiled.Shaped):
+        found = queries.one(query.then(("only", head), lambda qs: qs.only(*head)))
+    else:
+        found = queries.one(query.only(*head))
     if found is None:
         raise ref.not_found()
     return found
 
 
 def _owned_ref(owner: Owner, ref: ItemRef) -> Any:
-    qs = queries.owned(owner, ref.model).filter(**ref.lookup())
-    return qs.active() if ref.name is not None else qs
+    return item_query(owner, ref)
+
+
+def item_query(
+    owner: Owner, ref: ItemRef, *, lock: bool = False, live: bool = False
+) -> compiled.Shaped | QuerySet:
+    """The query of the owner's item that ``ref`` names: by name among active items only, by id
+    in any state (``live``: outside the trash); ``lock`` takes its row lock. Built and compiled
+    once per shape (``tiddly.compiled``): every request of one item makes it."""
+    model = ref.model
+
+    def rows() -> ItemQuerySet:
+        return cast(
+            ItemQuerySet, model.objects.select_for_update() if lock else model.objects.all()
+        )
+
+    owner_id = getattr(owner, "pk", owner)
+    if ref.name is None:
+
+        def by_id(owner_id: Any, pk: uuid.UUID) -> QuerySet:
+            qs = rows().filter(owner_id=owner_id, pk=pk)
+            return qs.filter(deleted_at__isnull=True) if live else qs
+
+        return compiled.Shaped(model, ("item", lock, live), by_id, (owner_id, ref.pk))
+    field = model.name_field
+    if field is None or not storable(ref.name):  # no item can have that name
+        return model.objects.none()
+
+    def by_name(owner_id: Any, name: str, now: datetime) -> QuerySet:
+        return rows().filter(owner_id=owner_id, **{field: name}).in_state(ItemState.ACTIVE, now)
+
+    return compiled.Shaped(
+        model, ("named", lock, field), by_name, (owner_id, ref.name, timezone.now())
+    )
 
 
 # --- an item's page: the item and the items linked to it ----------------------------------------

@@ -40,9 +40,10 @@ from content import item_types, rules
 from content.dbops import HEAD_COLUMN, HEAD_TEXT_COLUMN, OPENING_COLUMN
 from content.models import Item, ItemQuerySet, ItemState, Share, Tag, state_q
 from content.queries import cache as content_cache
-from content.queries import compiled, fulltext
+from content.queries import fulltext
 from content.queries.filters import get_filter
 from content.shapes import PREVIEW_CHARS, TagCount
+from tiddly import compiled
 from tiddly.memory import note_read
 
 _WORD = re.compile(r"\w")
@@ -86,17 +87,20 @@ def owned(owner: Any, model: type[Item]) -> ItemQuerySet:
     return model.objects.filter(owner=owner)
 
 
-def one(qs: QuerySet) -> Any:
+def one(qs: QuerySet | compiled.Shaped) -> Any:
     """The single row or None. Cheaper than ``.first()`` (no ORDER BY) on this hot path; the
     item's tags are one plain query when serialized, cheaper than prefetch machinery for one row.
+    A ``Shaped`` query is built and compiled once per shape (``tiddly.compiled``).
     """
+    if isinstance(qs, compiled.Shaped):
+        return compiled.one(qs)
     try:
         return qs.get()
     except qs.model.DoesNotExist:
         return None
 
 
-def one_with_content(qs: QuerySet) -> Any:
+def one_with_content(qs: QuerySet | compiled.Shaped) -> Any:
     """Like ``one``, but a large content comes from ``content_cache`` when it is current.
 
     On PostgreSQL one query returns the metadata, the content's stored size and — only when it is
@@ -111,13 +115,17 @@ def one_with_content(qs: QuerySet) -> Any:
     model = qs.model
     column = f'"{model._meta.db_table}"."content"'
     threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
-    item = one(
-        qs.defer("content").annotate(
+
+    def sized(rows: QuerySet) -> QuerySet:
+        return rows.defer("content").annotate(
             stored_size=RawSQL(f"pg_column_size({column})", []),
             small_content=RawSQL(
                 f"CASE WHEN pg_column_size({column}) < %s THEN {column} END", [threshold]
             ),
         )
+
+    item = one(
+        qs.then(("sized", threshold), sized) if isinstance(qs, compiled.Shaped) else sized(qs)
     )
     if item is None or item.stored_size is None or item.stored_size < threshold:
         if item is not None:
@@ -137,7 +145,9 @@ def one_with_content(qs: QuerySet) -> Any:
     return item
 
 
-def one_with_slice(qs: QuerySet, at: int, chars: int) -> tuple[Any, str | None] | None:
+def one_with_slice(
+    qs: QuerySet | compiled.Shaped, at: int, chars: int
+) -> tuple[Any, str | None] | None:
     """Like ``one_with_content`` for a reader of some lines: ``(item, piece)``.
 
     On PostgreSQL a large content that the content cache does not hold comes as ``piece``: its
@@ -153,6 +163,8 @@ def one_with_slice(qs: QuerySet, at: int, chars: int) -> tuple[Any, str | None] 
             return None
         note_read(item.content)
         return item, None
+    if isinstance(qs, compiled.Shaped):  # the annotations below carry the request's values
+        qs = qs.queryset()
     column = f'"{qs.model._meta.db_table}"."content"'
     threshold = settings.TIDDLY_CONTENT_CACHE_MIN_BYTES
     large = f"pg_column_size({column}) >= %s"

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, TypedDict, TypeVar, cast
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from content import history, item_types, rules
@@ -20,11 +21,12 @@ from content.errors import BadState, PreconditionFailed, StaleItem
 from content.history import Actor
 from content.models import HistoryAction, Item, Relationship
 from content.queries import cache as content_cache
-from content.queries.items import ItemRef, Owner
+from content.queries.items import ItemRef, Owner, item_query
 from content.queries.lists import one, one_with_content
 from content.search import pieces
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
+from tiddly.compiled import Shaped
 
 __all__ = ["Actor", "CreateOptions", "ItemFields", "ItemRef", "Precondition"]
 
@@ -106,14 +108,11 @@ def locked_item(
     edit then reads it once, not twice. A short content is read again with the row: when edits
     of one item queue for the lock, each finds the row moved and would pay a second query.
     """
-    qs = ref.model.objects.select_for_update() if lock else ref.model.objects.all()
-    qs = qs.filter(owner=owner, **ref.lookup())
-    if ref.name is not None:
-        qs = qs.active()
-    elif not allow_deleted:
-        qs = qs.filter(deleted_at__isnull=True)
+    qs = item_query(owner, ref, lock=lock, live=not allow_deleted)
     if known is not None and len(known.content or "") >= KNOWN_CONTENT_CHARS:
-        item = one(qs.defer("content"))
+        item = one(
+            qs.then("deferred", _deferred) if isinstance(qs, Shaped) else qs.defer("content")
+        )
         if item is not None and item.pk == known.pk and item.updated_at == known.updated_at:
             item.content = known.content
             return item
@@ -121,6 +120,10 @@ def locked_item(
     if item is None:
         raise ref.not_found()
     return item
+
+
+def _deferred(qs: QuerySet) -> QuerySet:
+    return qs.defer("content")
 
 
 # --- create / update ----------------------------------------------------------------------------

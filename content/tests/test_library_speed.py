@@ -16,11 +16,12 @@ from django.utils import timezone
 from content import queries
 from content.library import reading
 from content.models import Note
-from content.queries import ItemRef, compiled
+from content.queries import ItemRef
 from content.queries import cache as content_cache
 from content.search import related
 from content.services import update_item
 from content.tests.test_library_pages import ACTOR, note, page
+from tiddly import compiled
 
 
 @pytest.fixture
