@@ -17,15 +17,18 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connection
-from django.db.models import QuerySet
+from django.db import DatabaseError, connection
+from django.db.models import Model, Q, QuerySet
+from django.db.models.expressions import DatabaseDefault
 from django.db.models.query import MAX_GET_RESULTS
+from django.db.models.signals import post_save, pre_save
+from django.db.models.sql import InsertQuery, UpdateQuery
 
 OWNER = -739_155_201  # no user's id
 NOW = datetime(1901, 2, 3, 4, 5, 6, 789_012, tzinfo=UTC)
@@ -259,3 +262,164 @@ def _same(value: Any) -> Any:
 
 def _hex(value: Any) -> Any:
     return value.hex
+
+
+# --- one row written, by a statement compiled once per model and columns -------------------------
+
+_writes: OrderedDict[Hashable, tuple[str, tuple[Any, ...]] | None] = OrderedDict()
+
+
+def insert(obj: Model) -> None:
+    """``obj.save(force_insert=True)``: its INSERT compiled once per model and columns, then run
+    with the values each column prepares for the database, as the compiler would."""
+    meta = obj._meta
+    if not _plain(obj):
+        obj.save(force_insert=True)
+        return
+    if obj.pk is None:
+        obj.pk = meta.pk.get_pk_value_on_save(obj)
+    fields = [
+        f
+        for f in meta.local_concrete_fields
+        if not f.generated and (obj.pk is not None or f is not meta.auto_field)
+    ]
+    values = [f.pre_save(obj, True) for f in fields]
+    defaults = tuple(isinstance(v, DatabaseDefault) for v in values)
+    if any(
+        hasattr(v, "resolve_expression") and not d for v, d in zip(values, defaults, strict=True)
+    ):
+        obj.save(force_insert=True)
+        return
+    params = [
+        f.get_db_prep_save(v, connection)
+        for f, v, d in zip(fields, values, defaults, strict=True)
+        if not d
+    ]
+    returning = (
+        meta.db_returning_fields if connection.features.can_return_columns_from_insert else []
+    )
+    key = (
+        "insert",
+        connection.alias,
+        connection.vendor,
+        type(obj),
+        tuple(f.attname for f in fields),
+        defaults,
+    )
+
+    def compile_it() -> tuple[str, tuple[Any, ...]] | None:
+        query = InsertQuery(type(obj))
+        query.insert_values(fields, [obj])
+        compiler = query.get_compiler(using=connection.alias)
+        compiler.returning_fields = returning
+        statements = compiler.as_sql()
+        if len(statements) != 1 or not _matching(statements[0][1], params):
+            return None
+        return statements[0][0], tuple(compiler.returning_params)
+
+    plan = _write_plan(key, compile_it)
+    if plan is None:
+        obj.save(force_insert=True)
+        return
+    sql, returning_params = plan
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            row = cast(Any, connection.ops).fetch_returned_insert_columns(cursor, returning_params)
+            for field, value in zip(returning, row, strict=True):
+                column = field.get_col(meta.db_table)
+                functions = connection.ops.get_db_converters(column) + column.get_db_converters(
+                    connection
+                )
+                for function in functions:
+                    value = function(value, column, connection)
+                setattr(obj, field.attname, value)
+    obj._state.adding = False
+    obj._state.db = connection.alias
+
+
+def update(obj: Model, fields: Sequence[str] | None = None) -> None:
+    """``obj.save(update_fields=fields)`` (every column but the key when None): its UPDATE
+    compiled once per model and columns."""
+    meta = obj._meta
+    if not _plain(obj) or obj.pk is None or obj._state.adding:
+        obj.save(update_fields=fields)
+        return
+    chosen = [
+        f
+        for f in meta.local_concrete_fields
+        if not f.primary_key
+        and not f.generated
+        and (fields is None or f.name in fields or f.attname in fields)
+    ]
+    values = [f.pre_save(obj, False) for f in chosen]
+    if not chosen or any(hasattr(v, "resolve_expression") for v in values):
+        obj.save(update_fields=fields)
+        return
+    nulls = tuple(v is None for v in values)  # NULL is written into the SQL, not a parameter
+    params = [
+        f.get_db_prep_save(v, connection)
+        for f, v, null in zip(chosen, values, nulls, strict=True)
+        if not null
+    ]
+    params.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    key = (
+        "update",
+        connection.alias,
+        connection.vendor,
+        type(obj),
+        tuple(f.attname for f in chosen),
+        nulls,
+    )
+
+    def compile_it() -> tuple[str, tuple[Any, ...]] | None:
+        query = UpdateQuery(type(obj))
+        query.add_update_fields([(f, None, v) for f, v in zip(chosen, values, strict=True)])
+        query.add_q(Q(pk=obj.pk))
+        sql, compiled_params = query.get_compiler(using=connection.alias).as_sql()
+        return (sql, ()) if _matching(compiled_params, params) else None
+
+    plan = _write_plan(key, compile_it)
+    if plan is None:
+        obj.save(update_fields=fields)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(plan[0], params)
+        if cursor.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+    obj._state.db = connection.alias
+
+
+def _matching(compiled: Sequence[Any], ours: Sequence[Any]) -> bool:
+    """Whether the compiler's parameters are the ones ``insert``/``update`` prepare (an adapter
+    such as psycopg's ``Jsonb`` compares by identity: by its repr then)."""
+    return len(compiled) == len(ours) and all(
+        a == b or (type(a) is type(b) and repr(a) == repr(b))
+        for a, b in zip(compiled, ours, strict=True)
+    )
+
+
+def _plain(obj: Model) -> bool:
+    """Whether saving ``obj`` is just its table's statement: no parents, no signal receivers."""
+    model = type(obj)
+    return not (
+        model._meta.parents
+        or model._meta.proxy
+        or pre_save.has_listeners(model)
+        or post_save.has_listeners(model)
+    )
+
+
+def _write_plan(
+    key: Hashable, compile_it: Callable[[], tuple[str, tuple[Any, ...]] | None]
+) -> tuple[str, tuple[Any, ...]] | None:
+    with _lock:
+        if key in _writes:
+            _writes.move_to_end(key)
+            return _writes[key]
+    plan = compile_it()
+    with _lock:
+        _writes[key] = plan
+        while len(_writes) > LIMIT:
+            _writes.popitem(last=False)
+    return plan

@@ -33,6 +33,7 @@ from django.utils.crypto import salted_hmac
 from content.errors import CursorExpired
 from content.models.changes import Change, ChangeAction, ChangeLogWatermark
 from content.models.webhooks import WebhookDelivery
+from tiddly import compiled
 from tiddly.errors import ValidationFailed
 
 _CURSOR_SALT = "tiddly.changes.cursor"
@@ -163,7 +164,7 @@ def record_changes(records: Sequence[ChangeRecord]) -> list[Change]:
         for r in records
     ]
     if len(rows) == 1:
-        rows[0].save(force_insert=True)
+        compiled.insert(rows[0])
     else:
         rows = Change.objects.bulk_create(rows, batch_size=1000)
     return rows

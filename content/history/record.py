@@ -36,6 +36,7 @@ from content.history.codec import Patch, apply_patch, make_patch
 from content.history.diff import MAX_DIFF_CHARS, TextDiff, unified_diff
 from content.models import HistoryAction, Item, ItemVersion
 from content.search import marks as search_marks
+from tiddly import compiled
 from tiddly.errors import NotFound
 
 # Opportunistic pruning runs on every PRUNE_EVERY-th version of an item (cheap: two queries).
@@ -104,7 +105,7 @@ def record_version(
         row.content_patch = patch if patch is not None else _patch(item.content, previous_content)
         if _needs_snapshot(item.content, number, chain, len(row.content_patch)):
             row.content_snapshot = item.content
-    row.save(force_insert=True)
+    compiled.insert(row)
     changelog.record_changes([_change(item, action, actor.source, number, row.changed_fields)])
     search_marks.mark([item])
     if number % PRUNE_EVERY == 0:
@@ -153,7 +154,7 @@ def record_event(*, item: Item, action: str, actor: Actor) -> ItemVersion:
     if action in changelog.CHANGE_OF_HISTORY_ACTION:
         changelog.record_changes([_change(item, action, actor.source, None, [])])
     row = history_row(item, actor, action=action, version=None, tag_names=None)
-    row.save(force_insert=True)
+    compiled.insert(row)
     return row
 
 

@@ -34,6 +34,7 @@ from content.search import pieces
 from content.services.items import NO_PRECONDITION, ItemFields, Precondition, locked_item
 from content.services.turns import long_edits
 from content.text import replace
+from tiddly import compiled
 from tiddly.errors import ValidationFailed
 
 __all__ = ["EditOutcome", "edit_content"]
@@ -159,7 +160,7 @@ def _write_edit(
     spans = plan.spans if item.content is plan.new_content else ()
     kept = pieces.written(item, created=False, before=plan.text, spans=spans)
     with kept if "content" in changed else nullcontext():
-        item.save(update_fields=["updated_at", *changed])
+        compiled.update(item, ["updated_at", *changed])
     content_cache.remember(item)
     history.record_version(
         item=item,

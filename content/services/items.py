@@ -26,6 +26,7 @@ from content.queries.lists import one, one_with_content
 from content.search import pieces
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
+from tiddly import compiled
 from tiddly.compiled import Shaped
 
 __all__ = ["Actor", "CreateOptions", "ItemFields", "ItemRef", "Precondition"]
@@ -337,12 +338,12 @@ def _save(
     )
     if item.unique_field is None:  # no race to turn into a 409: no savepoint to pay for
         with kept:
-            item.save(force_insert=force_insert)
+            compiled.insert(item) if force_insert else item.save()
         content_cache.remember(item)
         return
     try:
         with transaction.atomic(), kept:
-            item.save(force_insert=force_insert)
+            compiled.insert(item) if force_insert else item.save()
     except IntegrityError:
         _check_unique(item)
         raise
