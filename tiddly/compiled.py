@@ -108,6 +108,13 @@ class Shaped:
         )
 
 
+def then(
+    query: Shaped | QuerySet, step: Hashable, change: Callable[[QuerySet], QuerySet]
+) -> Shaped | QuerySet:
+    """``query`` changed by ``change``, whether it is ``Shaped`` or a plain queryset."""
+    return query.then(step, change) if isinstance(query, Shaped) else change(query)
+
+
 @dataclass(frozen=True)
 class _Plan:
     sql: str

@@ -75,7 +75,7 @@ def parse_pk(value: object, model: type[Item]) -> uuid.UUID:
 def get_owned(owner: Owner, ref: ItemRef) -> Item:
     """The owner's item with its content: by id in any state (GET shows the trash too), by name
     among active items only. Anything else — including another owner's item — is not found."""
-    item = queries.one_with_content(_owned_ref(owner, ref))
+    item = queries.one_with_content(item_query(owner, ref))
     if item is None:
         raise ref.not_found()
     return item
@@ -85,7 +85,7 @@ def get_owned_slice(owner: Owner, ref: ItemRef, at: int, chars: int) -> tuple[It
     """``get_owned`` for a reader of some lines: ``(item, piece)``, where a large content that no
     cache holds comes as ``piece``, its characters from ``at`` (a line's start) on, at most
     ``chars + 1`` (``queries.lists.one_with_slice``); else the item's content is whole."""
-    found = queries.one_with_slice(_owned_ref(owner, ref), at, chars)
+    found = queries.one_with_slice(item_query(owner, ref), at, chars)
     if found is None:
         raise ref.not_found()
     return found
@@ -93,19 +93,13 @@ def get_owned_slice(owner: Owner, ref: ItemRef, at: int, chars: int) -> tuple[It
 
 def get_owned_head(owner: Owner, ref: ItemRef) -> Item:
     """Like ``get_owned`` without the content (history reads reconstruct content themselves)."""
-    query = _owned_ref(owner, ref)
     head = ("id", "owner", "deleted_at")
-    if isinstance(query, compiled.Shaped):
-        found = queries.one(query.then(("only", head), lambda qs: qs.only(*head)))
-    else:
-        found = queries.one(query.only(*head))
+    found = queries.one(
+        compiled.then(item_query(owner, ref), ("only", head), lambda qs: qs.only(*head))
+    )
     if found is None:
         raise ref.not_found()
     return found
-
-
-def _owned_ref(owner: Owner, ref: ItemRef) -> Any:
-    return item_query(owner, ref)
 
 
 def item_query(

@@ -124,9 +124,7 @@ def one_with_content(qs: QuerySet | compiled.Shaped) -> Any:
             ),
         )
 
-    item = one(
-        qs.then(("sized", threshold), sized) if isinstance(qs, compiled.Shaped) else sized(qs)
-    )
+    item = one(compiled.then(qs, ("sized", threshold), sized))
     if item is None or item.stored_size is None or item.stored_size < threshold:
         if item is not None:
             item.content = item.small_content

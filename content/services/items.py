@@ -27,7 +27,6 @@ from content.search import pieces
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
 from tiddly import compiled
-from tiddly.compiled import Shaped
 
 __all__ = ["Actor", "CreateOptions", "ItemFields", "ItemRef", "Precondition"]
 
@@ -111,9 +110,7 @@ def locked_item(
     """
     qs = item_query(owner, ref, lock=lock, live=not allow_deleted)
     if known is not None and len(known.content or "") >= KNOWN_CONTENT_CHARS:
-        item = one(
-            qs.then("deferred", _deferred) if isinstance(qs, Shaped) else qs.defer("content")
-        )
+        item = one(compiled.then(qs, "deferred", _deferred))
         if item is not None and item.pk == known.pk and item.updated_at == known.updated_at:
             item.content = known.content
             return item
