@@ -297,21 +297,9 @@ def insert(obj: Model) -> None:
     ):
         obj.save(force_insert=True)
         return
-    params = [
-        f.get_db_prep_save(v, connection)
-        for f, v, d in zip(fields, values, defaults, strict=True)
-        if not d
-    ]
+    key, params = _statement("insert", obj, fields, values, defaults)
     returning = (
         meta.db_returning_fields if connection.features.can_return_columns_from_insert else []
-    )
-    key = (
-        "insert",
-        connection.alias,
-        connection.vendor,
-        type(obj),
-        tuple(f.attname for f in fields),
-        defaults,
     )
 
     def compile_it() -> tuple[str, tuple[Any, ...]] | None:
@@ -364,20 +352,8 @@ def update(obj: Model, fields: Sequence[str] | None = None) -> None:
         obj.save(update_fields=fields)
         return
     nulls = tuple(v is None for v in values)  # NULL is written into the SQL, not a parameter
-    params = [
-        f.get_db_prep_save(v, connection)
-        for f, v, null in zip(chosen, values, nulls, strict=True)
-        if not null
-    ]
+    key, params = _statement("update", obj, chosen, values, nulls)
     params.append(meta.pk.get_db_prep_value(obj.pk, connection))
-    key = (
-        "update",
-        connection.alias,
-        connection.vendor,
-        type(obj),
-        tuple(f.attname for f in chosen),
-        nulls,
-    )
 
     def compile_it() -> tuple[str, tuple[Any, ...]] | None:
         query = UpdateQuery(type(obj))
@@ -395,6 +371,21 @@ def update(obj: Model, fields: Sequence[str] | None = None) -> None:
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
     obj._state.db = connection.alias
+
+
+def _statement(
+    kind: str, obj: Model, fields: Sequence[Any], values: Sequence[Any], in_sql: tuple[bool, ...]
+) -> tuple[Hashable, list[Any]]:
+    """The key naming the statement that writes ``values`` to ``fields``, and its parameters:
+    each value as its column prepares it for the database, but those ``in_sql`` (a database
+    default, a NULL), which the SQL itself holds."""
+    params = [
+        f.get_db_prep_save(v, connection)
+        for f, v, skip in zip(fields, values, in_sql, strict=True)
+        if not skip
+    ]
+    attnames = tuple(f.attname for f in fields)
+    return (kind, connection.alias, connection.vendor, type(obj), attnames, in_sql), params
 
 
 def _matching(compiled: Sequence[Any], ours: Sequence[Any]) -> bool:
