@@ -9,7 +9,9 @@ marker values for those two, kept, and executed with the request's values in the
 The same holds for the reads every request of one item makes (the item, its tags): building
 their querysets cost more CPU than SQLite's answers. ``Shaped`` names such a query by its shape
 and the values that change; ``one`` and ``flat`` build and compile it once per shape, then run
-its SQL and make the model instance as Django's own iterable does.
+its SQL and make the model instance as Django's own iterable does. Likewise the rows every write
+adds or changes (the item, its history version, its change): ``insert`` and ``update`` compile a
+model's INSERT or UPDATE once per set of columns.
 """
 
 from __future__ import annotations
