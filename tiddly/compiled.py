@@ -61,19 +61,27 @@ def rows(shape: Hashable, build: Build, owner_pk: Any, now: datetime) -> list[di
 
 
 def _compiled(key: Hashable, build: Build) -> tuple[str, list[Any]]:
+    def compile_it() -> tuple[str, list[Any]]:
+        qs = build(OWNER, NOW)
+        sql, params = qs.query.get_compiler(using=qs.db).as_sql()
+        return sql, list(params)
+
+    return _kept(_shapes, key, compile_it)
+
+
+def _kept(store: OrderedDict[Hashable, Any], key: Hashable, make: Callable[[], Any]) -> Any:
+    """``store``'s entry for ``key``, made (outside the lock) when missing; the least recently
+    used go beyond ``LIMIT`` entries."""
     with _lock:
-        found = _shapes.get(key)
-        if found is not None:
-            _shapes.move_to_end(key)
-            return found
-    qs = build(OWNER, NOW)
-    sql, params = qs.query.get_compiler(using=qs.db).as_sql()
-    found = (sql, list(params))
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
+    made = make()
     with _lock:
-        _shapes[key] = found
-        while len(_shapes) > LIMIT:
-            _shapes.popitem(last=False)
-    return found
+        store[key] = made
+        while len(store) > LIMIT:
+            store.popitem(last=False)
+    return made
 
 
 def _adapted(value: Any) -> Any:
@@ -164,15 +172,7 @@ def _plan_for(query: Shaped, *, single: bool) -> _Plan | None:
     if any(value is None for value in query.values):  # NULL compiles to another shape of SQL
         return None
     key = (connection.alias, connection.vendor, single, query.model, query.shape)
-    with _lock:
-        if key in _plans:
-            _plans.move_to_end(key)
-            return _plans[key]
-    plan = _compile(query, single=single)
-    with _lock:
-        _plans[key] = plan
-        while len(_plans) > LIMIT:
-            _plans.popitem(last=False)
+    plan: _Plan | None = _kept(_plans, key, lambda: _compile(query, single=single))
     return plan
 
 
@@ -314,7 +314,7 @@ def insert(obj: Model) -> None:
             return None
         return statements[0][0], tuple(compiler.returning_params)
 
-    plan = _write_plan(key, compile_it)
+    plan = _kept(_writes, key, compile_it)
     if plan is None:
         obj.save(force_insert=True)
         return
@@ -364,7 +364,7 @@ def update(obj: Model, fields: Sequence[str] | None = None) -> None:
         sql, compiled_params = query.get_compiler(using=connection.alias).as_sql()
         return (sql, ()) if _matching(compiled_params, params) else None
 
-    plan = _write_plan(key, compile_it)
+    plan = _kept(_writes, key, compile_it)
     if plan is None:
         obj.save(update_fields=fields)
         return
@@ -408,18 +408,3 @@ def _plain(obj: Model) -> bool:
         or pre_save.has_listeners(model)
         or post_save.has_listeners(model)
     )
-
-
-def _write_plan(
-    key: Hashable, compile_it: Callable[[], tuple[str, tuple[Any, ...]] | None]
-) -> tuple[str, tuple[Any, ...]] | None:
-    with _lock:
-        if key in _writes:
-            _writes.move_to_end(key)
-            return _writes[key]
-    plan = compile_it()
-    with _lock:
-        _writes[key] = plan
-        while len(_writes) > LIMIT:
-            _writes.popitem(last=False)
-    return plan
