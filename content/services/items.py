@@ -470,9 +470,9 @@ def _lock_in_order(owner: Owner, keys: list[_Key]) -> dict[_Key, Item]:
     """The items of ``keys`` (in any state; gone ones left out), locked in the order given."""
     locked: dict[_Key, Item] = {}
     for type_name, pk in keys:
-        model = item_types.model_for(type_name)
-        qs = model.objects.select_for_update().filter(owner=owner, pk=pk)
-        found = one_with_content(qs)  # with content: the history event snapshots the item
+        ref = ItemRef(item_types.model_for(type_name), pk=pk)
+        # With content: the history event snapshots the item.
+        found = one_with_content(item_query(owner, ref, lock=True))
         if found is not None:
             locked[(type_name, pk)] = found
     return locked

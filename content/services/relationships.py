@@ -18,6 +18,7 @@ from content.errors import FieldLimitExceeded
 from content.history import Actor
 from content.models import HistoryAction, Item, Relationship
 from content.queries import ItemRef, parse_pk
+from content.queries.items import item_query
 from content.shapes import Link, dt
 from tiddly.errors import NotFound, ValidationFailed
 
@@ -130,10 +131,7 @@ def delete_link(*, owner: Any, link_id: object, actor: Actor) -> None:
 def _locked(owner: Any, end: End, *, allow_deleted: bool = False) -> Item:
     ref = end.ref()
     # With its content, as every locked write loads it: the history event snapshots the item.
-    qs = ref.model.objects.select_for_update().filter(owner=owner, pk=end.pk)
-    if not allow_deleted:
-        qs = qs.filter(deleted_at__isnull=True)
-    item = queries.one_with_content(qs)
+    item = queries.one_with_content(item_query(owner, ref, lock=True, live=not allow_deleted))
     if item is None:
         raise ref.not_found()
     return item

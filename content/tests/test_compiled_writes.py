@@ -54,17 +54,14 @@ def test_each_row_is_written_with_its_own_values_by_one_kept_statement(owner: An
 
 
 def test_an_inserted_row_learns_what_the_database_gave_it(owner: Any) -> None:
-    change = Change(owner=owner, item_type="note", item_id=owner_item(owner), action="created")
+    item_id = make_item(owner, "note").pk
+    change = Change(owner=owner, item_type="note", item_id=item_id, action="created")
     compiled.insert(change)
     stored = Change.objects.get(pk=change.pk)
     assert change.id == stored.id
     assert change.xid == stored.xid
     assert change._state.adding is False
     assert change._state.db == connection.alias
-
-
-def owner_item(owner: Any) -> Any:
-    return make_item(owner, "note").pk
 
 
 def test_an_edit_updates_only_the_named_columns_of_its_row(owner: Any) -> None:
