@@ -48,6 +48,9 @@ class TiddlyASGIHandler(ASGIHandler):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 embedded_worker.start()
+                await sync_to_async(embedded_worker.wait_ready, thread_sensitive=False)(
+                    settings.TIDDLY_WORKER_READY_SECONDS
+                )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await sync_to_async(embedded_worker.stop, thread_sensitive=False)()

@@ -177,6 +177,9 @@ TIDDLY_WEBHOOK_WORKERS = env_int("TIDDLY_WEBHOOK_WORKERS", 4, minimum=0)
 # How long the web server's shutdown waits for its worker child's current tasks before it kills
 # the child and queues those tasks again.
 TIDDLY_WORKER_STOP_SECONDS = env_int("TIDDLY_WORKER_STOP_SECONDS", 8, minimum=0)
+# How long the web server's start waits for its worker child to be set up before it answers
+# anyway (the child goes on starting).
+TIDDLY_WORKER_READY_SECONDS = env_int("TIDDLY_WORKER_READY_SECONDS", 10, minimum=0)
 # While the web server is busy, its worker child pauses this many times as long as each step of
 # indexing took (tiddly/giving_way.py); 0: never pauses.
 TIDDLY_WORKER_GIVE_WAY = env_int("TIDDLY_WORKER_GIVE_WAY", 3, minimum=0)

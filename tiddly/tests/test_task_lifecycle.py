@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -215,6 +216,9 @@ def test_the_web_servers_worker_is_a_lower_priority_child_that_gives_back_its_ta
     try:
         child = worker.pid
         assert child is not None
+        assert worker.wait_ready(60)  # the server answers once this is true
+        assert worker.wait_ready(60) is False  # told once: the pipe is gone
+        assert worker.pid == child
         # 10 lower than the server, or the lowest there is (19) when the server is niced itself,
         # from the start: not only once the child has set Django up (a second or more of CPU).
         wanted = min(os.getpriority(os.PRIO_PROCESS, 0) + 10, 19)
@@ -233,3 +237,53 @@ def test_the_web_servers_worker_is_a_lower_priority_child_that_gives_back_its_ta
     assert row.worker_ids == []
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+@pytest.mark.django_db
+def test_the_server_does_not_wait_out_the_bound_for_a_worker_child_that_died(
+    settings: Any, monkeypatch: Any
+) -> None:
+    settings.TIDDLY_EMBEDDED_WORKER = True
+    monkeypatch.setenv("DJANGO_SETTINGS_MODULE", "tiddly.no_such_settings")  # fails at setup
+    worker = EmbeddedWorker()
+    worker.start()
+    answer: list[bool] = []
+    waiting = threading.Thread(target=lambda: answer.append(worker.wait_ready(3600)), daemon=True)
+    waiting.start()
+    try:
+        assert _wait(lambda: bool(answer))  # the pipe's end, not the hour's bound
+        assert answer == [False]
+    finally:
+        worker.stop(timeout=1)
+        waiting.join(5)
+
+
+def test_the_server_answers_once_its_worker_child_is_set_up(
+    settings: Any, monkeypatch: Any
+) -> None:
+    import asyncio
+
+    from tiddly.asgi import TiddlyASGIHandler
+    from tiddly.workers import embedded_worker
+
+    settings.TIDDLY_WORKER_READY_SECONDS = 7
+    steps: list[str] = []
+    monkeypatch.setattr(embedded_worker, "start", lambda: steps.append("start"))
+    monkeypatch.setattr(embedded_worker, "wait_ready", lambda t: steps.append(f"ready {t}"))
+    monkeypatch.setattr(embedded_worker, "stop", lambda: steps.append("stop"))
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+
+    async def receive() -> dict[str, str]:
+        return next(messages)
+
+    async def send(message: dict[str, str]) -> None:
+        steps.append(message["type"])
+
+    asyncio.run(TiddlyASGIHandler()({"type": "lifespan"}, receive, send))
+    assert steps == [
+        "start",
+        "ready 7",
+        "lifespan.startup.complete",
+        "stop",
+        "lifespan.shutdown.complete",
+    ]

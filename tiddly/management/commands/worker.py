@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -35,9 +36,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--parent", type=int, help="Stop when this process is gone (the web server's child)."
         )
+        parser.add_argument(
+            "--ready-fd",
+            type=int,
+            help="Write '1' to this file descriptor once set up, then close it (the web server "
+            "waits for it).",
+        )
 
     def handle(
-        self, *args: Any, interval: float, once: bool, nice: int, parent: int | None, **options: Any
+        self,
+        *args: Any,
+        interval: float,
+        once: bool,
+        nice: int,
+        parent: int | None,
+        ready_fd: int | None,
+        **options: Any,
     ) -> None:
         if nice:
             os.nice(nice)
@@ -60,6 +74,11 @@ class Command(BaseCommand):
             giving_way.watch(parent)  # the web server this worker belongs to
             threading.Thread(target=_orphaned, args=(parent, stop), daemon=True).start()
         self.stdout.write("Task worker running (Ctrl-C to stop).")
+        if ready_fd is not None:
+            with contextlib.suppress(OSError):  # a parent gone meanwhile is _orphaned's to see
+                os.write(ready_fd, b"1")
+            with contextlib.suppress(OSError):
+                os.close(ready_fd)
         work(stop, interval=interval)
 
 
