@@ -114,7 +114,7 @@ class EmbeddedWorker:
         if self._child is not None or not settings.TIDDLY_EMBEDDED_WORKER:
             return
         ready, told = os.pipe()
-        # The server's own checks have run; the child's would repeat them (half its start-up).
+        # `make run` ran the system checks (migrate); the child's would be half its start-up.
         command = [sys.executable, "-m", "django", "worker", "--parent", str(os.getpid())]
         command += ["--ready-fd", str(told), "--skip-checks"]
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
