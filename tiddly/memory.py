@@ -20,8 +20,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import math
 import os
 import threading
+import time
 from typing import Any
 
 M_MMAP_THRESHOLD = -3
@@ -98,23 +100,31 @@ def free_heap_bytes() -> int | None:
 # The heap's free bytes just after the last release (or the least seen since): glibc still counts
 # the pages it handed back as free.
 _free_after_release = 0
+# When the last release was (monotonic seconds).
+_released_at = -math.inf
 
 
-def give_back_heap(limit: int, *, only_new: bool = False) -> bool:
+def give_back_heap(limit: int, *, only_new: bool = False, every: float = 0.0) -> bool:
     """``release_memory`` when the heap holds more than ``limit`` bytes free; True if it did.
 
-    ``only_new``: count only what is free beyond what was free after the last release. After a
-    small request the heap's free bytes are mostly pages already handed back, so counted from zero
-    every such request would release them again and the next one fault them back in."""
-    global _free_after_release
+    Free bytes beyond what was free after the last release are released whenever they pass
+    ``limit``. Counted from zero (not ``only_new``), they are also released, at most every
+    ``every`` seconds: the heap's free bytes are then mostly pages already handed back, and
+    released again they are faulted back in by the next request. ``only_new`` (after a small
+    request): only the new ones count."""
+    global _free_after_release, _released_at
     free = free_heap_bytes()
     if free is None:
         return False
-    if free <= (_free_after_release if only_new else 0) + limit:
+    now = time.monotonic()
+    if free <= _free_after_release + limit and (
+        only_new or free <= limit or now - _released_at < every
+    ):
         _free_after_release = min(_free_after_release, free)
         return False
     released = release_memory()
     _free_after_release = free_heap_bytes() or 0
+    _released_at = now
     return released
 
 

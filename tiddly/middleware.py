@@ -38,6 +38,9 @@ from tiddly.memory import give_back_heap, took_long_read
 LARGE_PAYLOAD_BYTES = 1_000_000
 # Free heap a process may keep between requests (tiddly.memory).
 FREE_HEAP_BYTES = 16 * 1024 * 1024
+# After a large answer to a small request, the free heap counted from zero is handed back at most
+# this often (seconds); what a request freed beyond FREE_HEAP_BYTES goes at once.
+RELEASE_EVERY_SECONDS = 0.5
 # A large request waits at most this long for its turn, then is told to retry.
 LARGE_REQUEST_WAIT_SECONDS = 60.0
 
@@ -84,8 +87,13 @@ class ReleaseRequestDataMiddleware:
         if large:
             # The body is rendered: what it was rendered from need not wait for the sending.
             _unlink(response)
+        # A large answer to a small request (a long note read) leaves the heap as it found it
+        # but for the answer: what was handed back before need not go again at every read.
+        every = 0.0 if _received(request) >= LARGE_PAYLOAD_BYTES else RELEASE_EVERY_SECONDS
         # close() runs the closers after the body is sent, then clears the list.
-        response._resource_closers.append(lambda: _release(response, collect=large))  # type: ignore[attr-defined]
+        response._resource_closers.append(  # type: ignore[attr-defined]
+            lambda: _release(response, collect=large, every=every)
+        )
         return response
 
 
@@ -141,11 +149,11 @@ def _busy() -> JsonResponse:
     return response
 
 
-def _release(response: Any, *, collect: bool) -> None:
+def _release(response: Any, *, collect: bool, every: float = 0.0) -> None:
     _unlink(response)
     if collect:
         gc.collect()
-    give_back_heap(FREE_HEAP_BYTES, only_new=not collect)
+    give_back_heap(FREE_HEAP_BYTES, only_new=not collect, every=every)
 
 
 def _unlink(response: Any) -> None:

@@ -63,6 +63,7 @@ def test_after_small_requests_only_newly_freed_heap_goes_back(
     monkeypatch.setattr(memory, "free_heap_bytes", lambda: free[0])
     monkeypatch.setattr(memory, "release_memory", release)
     monkeypatch.setattr(memory, "_free_after_release", 0)
+    monkeypatch.setattr(memory, "_released_at", -1e9)
     assert memory.give_back_heap(16 * MB, only_new=True) is True
     assert memory.give_back_heap(16 * MB, only_new=True) is False  # the same pages again
     free[0] = 70 * MB
@@ -73,8 +74,39 @@ def test_after_small_requests_only_newly_freed_heap_goes_back(
     assert memory.give_back_heap(16 * MB, only_new=True) is False
     free[0] = 40 * MB  # 20 MB beyond the least it held
     assert memory.give_back_heap(16 * MB, only_new=True) is True
-    assert memory.give_back_heap(16 * MB) is True  # after a large request: counted from zero
-    assert released == [64 * MB, 90 * MB, 40 * MB, 40 * MB]
+    assert released == [64 * MB, 90 * MB, 40 * MB]
+
+
+def test_counted_from_zero_what_was_handed_back_goes_again_at_most_every_so_often(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    free = [64 * MB]
+    now = [1000.0]
+    released: list[int] = []
+
+    def release() -> bool:
+        released.append(free[0])  # glibc goes on counting the pages it was given as free
+        return True
+
+    monkeypatch.setattr(memory, "free_heap_bytes", lambda: free[0])
+    monkeypatch.setattr(memory, "release_memory", release)
+    monkeypatch.setattr(memory.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(memory, "_free_after_release", 0)
+    monkeypatch.setattr(memory, "_released_at", -1e9)
+    assert memory.give_back_heap(16 * MB, every=0.5) is True  # counted from zero
+    now[0] += 0.1
+    assert memory.give_back_heap(16 * MB, every=0.5) is False  # the same pages, just given back
+    assert memory.give_back_heap(16 * MB) is True  # without a pause (a large body): again
+    free[0] = 76 * MB
+    assert memory.give_back_heap(16 * MB, every=0.5) is False  # 12 MB new: within the limit
+    free[0] = 84 * MB
+    assert memory.give_back_heap(16 * MB, every=0.5) is True  # 20 MB new: at once
+    now[0] += 0.5
+    assert memory.give_back_heap(16 * MB, every=0.5) is True  # from zero again, its time came
+    free[0] = 10 * MB
+    now[0] += 0.5
+    assert memory.give_back_heap(16 * MB, every=0.5) is False  # within the limit from zero too
+    assert released == [64 * MB, 64 * MB, 84 * MB, 84 * MB]
 
 
 def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:

@@ -76,22 +76,30 @@ def test_a_large_payload_in_or_out_runs_the_collector(
     assert calls == ([1] if collects else [])
 
 
-@pytest.mark.parametrize("body", [b"small", b"x" * 2_000_000])
+@pytest.mark.parametrize(
+    ("body", "content_length", "only_new", "every"),
+    [
+        (b"small", 0, True, middleware.RELEASE_EVERY_SECONDS),
+        # A large answer to a small request: counted from zero, but not at every read.
+        (b"x" * 2_000_000, 0, False, middleware.RELEASE_EVERY_SECONDS),
+        # A large body: counted from zero at every request.
+        (b"small", 6_000_000, False, 0.0),
+    ],
+)
 def test_every_closed_response_gives_free_heap_back_beyond_the_limit(
-    monkeypatch: Any, body: bytes
+    monkeypatch: Any, body: bytes, content_length: int, only_new: bool, every: float
 ) -> None:
-    calls: list[tuple[int, bool]] = []
+    calls: list[tuple[int, bool, float]] = []
 
-    def give_back(limit: int, *, only_new: bool) -> bool:
-        calls.append((limit, only_new))
+    def give_back(limit: int, *, only_new: bool, every: float) -> bool:
+        calls.append((limit, only_new, every))
         return False
 
     monkeypatch.setattr(middleware, "give_back_heap", give_back)
-    response, _ = _respond(body)
+    response, _ = _respond(body, content_length=content_length)
     assert calls == []
     response.close()
-    # After a small request only heap freed since the last release counts.
-    assert calls == [(middleware.FREE_HEAP_BYTES, len(body) < middleware.LARGE_PAYLOAD_BYTES)]
+    assert calls == [(middleware.FREE_HEAP_BYTES, only_new, every)]
 
 
 def _large_post(length: int = 6_000_000) -> Any:
