@@ -102,6 +102,7 @@ def free_heap_bytes() -> int | None:
 _free_after_release = 0
 # When the last release was (monotonic seconds).
 _released_at = -math.inf
+_monotonic = time.monotonic  # the clock tests replace
 
 
 def give_back_heap(limit: int, *, only_new: bool = False, every: float = 0.0) -> bool:
@@ -116,7 +117,7 @@ def give_back_heap(limit: int, *, only_new: bool = False, every: float = 0.0) ->
     free = free_heap_bytes()
     if free is None:
         return False
-    now = time.monotonic()
+    now = _monotonic()
     if free <= _free_after_release + limit and (
         only_new or free <= limit or now - _released_at < every
     ):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -50,63 +51,62 @@ def test_free_heap_beyond_the_limit_goes_back_to_the_os(glibc: None, heap_thresh
     del keep  # the small blocks lived until the trim
 
 
-def test_after_small_requests_only_newly_freed_heap_goes_back(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    free = [64 * MB]
-    released: list[int] = []
+@dataclass
+class FakeHeap:
+    """glibc's free-byte count and clock, set by the test; ``released`` records each release."""
+
+    free: int = 64 * MB
+    now: float = 1000.0
+    released: list[int] = field(default_factory=list)
+
+
+@pytest.fixture
+def heap(monkeypatch: pytest.MonkeyPatch) -> FakeHeap:
+    fake = FakeHeap()
 
     def release() -> bool:
-        released.append(free[0])  # glibc goes on counting the pages it was given as free
+        fake.released.append(fake.free)  # glibc goes on counting the pages it was given as free
         return True
 
-    monkeypatch.setattr(memory, "free_heap_bytes", lambda: free[0])
+    monkeypatch.setattr(memory, "free_heap_bytes", lambda: fake.free)
     monkeypatch.setattr(memory, "release_memory", release)
+    monkeypatch.setattr(memory, "_monotonic", lambda: fake.now)
     monkeypatch.setattr(memory, "_free_after_release", 0)
     monkeypatch.setattr(memory, "_released_at", -1e9)
+    return fake
+
+
+def test_after_small_requests_only_newly_freed_heap_goes_back(heap: FakeHeap) -> None:
     assert memory.give_back_heap(16 * MB, only_new=True) is True
     assert memory.give_back_heap(16 * MB, only_new=True) is False  # the same pages again
-    free[0] = 70 * MB
+    heap.free = 70 * MB
     assert memory.give_back_heap(16 * MB, only_new=True) is False  # 6 MB freed since
-    free[0] = 90 * MB
+    heap.free = 90 * MB
     assert memory.give_back_heap(16 * MB, only_new=True) is True  # 26 MB freed since
-    free[0] = 20 * MB  # a request reused most of it
+    heap.free = 20 * MB  # a request reused most of it
     assert memory.give_back_heap(16 * MB, only_new=True) is False
-    free[0] = 40 * MB  # 20 MB beyond the least it held
+    heap.free = 40 * MB  # 20 MB beyond the least it held
     assert memory.give_back_heap(16 * MB, only_new=True) is True
-    assert released == [64 * MB, 90 * MB, 40 * MB]
+    assert heap.released == [64 * MB, 90 * MB, 40 * MB]
 
 
 def test_counted_from_zero_what_was_handed_back_goes_again_at_most_every_so_often(
-    monkeypatch: pytest.MonkeyPatch,
+    heap: FakeHeap,
 ) -> None:
-    free = [64 * MB]
-    now = [1000.0]
-    released: list[int] = []
-
-    def release() -> bool:
-        released.append(free[0])  # glibc goes on counting the pages it was given as free
-        return True
-
-    monkeypatch.setattr(memory, "free_heap_bytes", lambda: free[0])
-    monkeypatch.setattr(memory, "release_memory", release)
-    monkeypatch.setattr(memory.time, "monotonic", lambda: now[0])
-    monkeypatch.setattr(memory, "_free_after_release", 0)
-    monkeypatch.setattr(memory, "_released_at", -1e9)
     assert memory.give_back_heap(16 * MB, every=0.5) is True  # counted from zero
-    now[0] += 0.1
+    heap.now += 0.1
     assert memory.give_back_heap(16 * MB, every=0.5) is False  # the same pages, just given back
     assert memory.give_back_heap(16 * MB) is True  # without a pause (a large body): again
-    free[0] = 76 * MB
+    heap.free = 76 * MB
     assert memory.give_back_heap(16 * MB, every=0.5) is False  # 12 MB new: within the limit
-    free[0] = 84 * MB
+    heap.free = 84 * MB
     assert memory.give_back_heap(16 * MB, every=0.5) is True  # 20 MB new: at once
-    now[0] += 0.5
+    heap.now += 0.5
     assert memory.give_back_heap(16 * MB, every=0.5) is True  # from zero again, its time came
-    free[0] = 10 * MB
-    now[0] += 0.5
+    heap.free = 10 * MB
+    heap.now += 0.5
     assert memory.give_back_heap(16 * MB, every=0.5) is False  # within the limit from zero too
-    assert released == [64 * MB, 64 * MB, 84 * MB, 84 * MB]
+    assert heap.released == [64 * MB, 64 * MB, 84 * MB, 84 * MB]
 
 
 def test_nothing_is_given_back_within_the_limit(glibc: None) -> None:
