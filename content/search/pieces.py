@@ -3,8 +3,8 @@
 PostgreSQL:
 
 A content longer than ``search_vector`` holds is also kept in ``"{table}_words"`` (content
-migrations 0017 and 0023): its 500-line blocks, each cut in parts of 100 000 characters that
-overlap by 200, one tsvector and one md5 each. A trigger keeps them, but it splits and hashes the
+migrations 0017, 0023 and 0028): its 100-line blocks, each cut in parts of 100 000 characters
+that overlap by 200, one tsvector and one md5 each. A trigger keeps them, but it splits and hashes the
 whole content in SQL on every write, most of what a one-line edit of a 100 000-line note costs.
 ``written`` lets the service's create, update and edit paths do that work here instead, on the
 content they already hold, and tell the trigger to leave the row alone (content migration 0025):
@@ -37,7 +37,7 @@ from content.dbops import FTS_CONTENT_CHARS
 from content.models import Item
 from content.queries.fulltext import CONFIG
 
-LINES = 500  # lines in a block
+LINES = 100  # lines in a block (content migration 0028)
 PART = 100_000  # characters in a part of a long block
 OVERLAP = 200  # characters a part shares with the next
 SETTING = "tiddly.pieces_written"  # (content migration 0025)

@@ -4,6 +4,7 @@ them for every other writer."""
 
 from __future__ import annotations
 
+import importlib
 import random
 from typing import Any
 
@@ -80,7 +81,7 @@ def test_every_service_write_leaves_the_pieces_the_trigger_would(api: Any) -> No
     assert created.status_code == 201
     pk = created.json()["id"]
     first = stored("content_note", pk)
-    assert len(first) == 11
+    assert len(first) == 51
     assert first == expected("content_note", pk)
 
     edit = reverse("note-str-replace", args=[pk])
@@ -88,7 +89,7 @@ def test_every_service_write_leaves_the_pieces_the_trigger_would(api: Any) -> No
     assert api.patch(edit, body, format="json").status_code == 200
     after_edit = stored("content_note", pk)
     assert after_edit == expected("content_note", pk)
-    assert [a for a, b in zip(first, after_edit, strict=True) if a != b] == [first[5]]
+    assert [a for a, b in zip(first, after_edit, strict=True) if a != b] == [first[26]]
 
     # A line inserted early shifts every later block: all of them are rewritten.
     grown = "a new first line\n" + LEDGER + "wombat"
@@ -98,7 +99,7 @@ def test_every_service_write_leaves_the_pieces_the_trigger_would(api: Any) -> No
     # Shorter but still long: the pieces past its end go.
     short = LEDGER[:120_000]
     assert api.patch(detail_url("note", pk), {"content": short}, format="json").status_code == 200
-    assert len(stored("content_note", pk)) == 7
+    assert len(stored("content_note", pk)) == 34
     assert stored("content_note", pk) == expected("content_note", pk)
     # Short: none left (the trigger's work).
     assert api.patch(detail_url("note", pk), {"content": "tiny"}, format="json").status_code == 200
@@ -116,7 +117,7 @@ def test_a_bookmark_create_and_edit_write_their_pieces(api: Any) -> None:
     created = api.post(list_url("bookmark"), body, format="json")
     assert created.status_code == 201
     pk = created.json()["id"]
-    assert len(stored("content_bookmark", pk)) == 11
+    assert len(stored("content_bookmark", pk)) == 51
     assert stored("content_bookmark", pk) == expected("content_bookmark", pk)
     edit = reverse("bookmark-str-replace", args=[pk])
     body = {"old_str": "numbat", "new_str": "bilby"}
@@ -221,7 +222,7 @@ def test_edits_of_several_places_write_what_the_trigger_would(api: Any) -> None:
     after = stored("content_note", pk)
     assert after == expected("content_note", pk)
     changed = {a[0] for a, b in zip(first, after, strict=True) if a != b}
-    assert changed == {0, 1, 3, 11}
+    assert changed == {4, 5, 19, 59}
     # Every "holds" at once (more places than are walked block by block), then lines removed.
     body = {"old_str": " holds ", "new_str": " keeps ", "replace_all": True}
     assert api.patch(edit, body, format="json").status_code == 200
@@ -230,4 +231,27 @@ def test_edits_of_several_places_write_what_the_trigger_would(api: Any) -> None:
     assert api.patch(edit, body, format="json").status_code == 200
     assert stored("content_note", pk) == expected("content_note", pk)
     found = api.get(list_url("note"), {"q": "kangaroo joey"}).json()
+    assert [r["id"] for r in found["results"]] == [pk]
+
+
+@pytest.mark.django_db
+@postgres
+def test_0028_cuts_the_pieces_of_existing_contents_again(api: Any) -> None:
+    """A database migrated before 0028 holds 500-line blocks: the migration cuts every long
+    content again (and its reverse cuts them back), so no item needs a manual step."""
+    migration = importlib.import_module("content.migrations.0028_postgres_blocks_of_100_lines")
+    created = api.post(list_url("note"), {"title": "L", "content": LEDGER}, format="json")
+    pk = created.json()["id"]
+    short = api.post(list_url("note"), {"title": "S", "content": "small"}, format="json")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.blocks_of(500))  # as before 0028
+    assert len(stored("content_note", pk)) == 11
+    assert stored("content_note", pk) == expected("content_note", pk)
+    with connection.cursor() as cursor:
+        cursor.execute(migration.blocks_of(100))
+    assert len(stored("content_note", pk)) == 51
+    assert stored("content_note", pk) == expected("content_note", pk)
+    assert [p for b, p, _ in pieces.split(LEDGER) if b == 50] == [0]  # the app cuts the same
+    assert stored("content_note", short.json()["id"]) == []
+    found = api.get(list_url("note"), {"q": "ledger entry 34993"}).json()
     assert [r["id"] for r in found["results"]] == [pk]
