@@ -204,14 +204,15 @@ def test_sqlite_trigger_keeps_a_content_in_16_kib_pieces_and_finds_a_phrase_acro
     assert ids(api.get(url, {"q": '"bright candle"'})) == [pk]
 
 
-# 0017's definition of the pieces, frozen here: content migration 0023 computes the same ones in
-# one pass (its array slices cost time quadratic in the number of lines).
+# 0017's definition of the pieces (with 0028's blocks of 100 lines), frozen here: content
+# migration 0023 computes the same ones in one pass (array slices cost time quadratic in the
+# number of lines).
 SLICED_PIECES = """
   WITH lines AS (
     SELECT string_to_array(%s::text, E'\\n') AS l WHERE length(%s::text) > 100000
   ), blocks AS (
-    SELECT b - 1 AS block, array_to_string(l[(b - 1) * 500 + 1 : b * 500], E'\\n') AS t
-    FROM lines, generate_series(1, (cardinality(l) + 499) / 500) AS b
+    SELECT b - 1 AS block, array_to_string(l[(b - 1) * 100 + 1 : b * 100], E'\\n') AS t
+    FROM lines, generate_series(1, (cardinality(l) + 99) / 100) AS b
   )
   SELECT block, p, substr(t, p * 100000 + 1, 100200)
   FROM blocks, generate_series(0, greatest(length(t) - 1, 0) / 100000) AS p
@@ -260,15 +261,15 @@ def test_postgres_re_tokenises_only_the_pieces_an_edit_changed(api: Any) -> None
             return {(b, p): (h, v) for b, p, h, v in cursor.fetchall()}
 
     before = pieces()
-    assert len(before) == 13  # 6 001 lines in blocks of 500
+    assert len(before) == 61  # 6 001 lines in blocks of 100
     assert all(h is not None for h, _ in before.values())
     edit = reverse("note-str-replace", args=[pk])
     body = {"old_str": "line 2600 of the", "new_str": "line 2600 of the quokka"}
     assert api.patch(edit, body, format="json").status_code == 200
     after = pieces()
     assert after.keys() == before.keys()
-    assert [key for key in before if before[key] != after[key]] == [(5, 0)]
-    assert "quokka" in after[(5, 0)][1]
+    assert [key for key in before if before[key] != after[key]] == [(26, 0)]
+    assert "quokka" in after[(26, 0)][1]
     assert ids(api.get(url, {"q": "quokka wombat"})) == [pk]
     # A shorter content drops the pieces past its end.
     body = {"content": "".join(f"line {i} of the ledger\n" for i in range(6_000))[:120_000]}
