@@ -252,6 +252,8 @@ def test_0028_cuts_the_pieces_of_existing_contents_again(api: Any) -> None:
     assert len(stored("content_note", pk)) == 51
     assert stored("content_note", pk) == expected("content_note", pk)
     assert [p for b, p, _ in pieces.split(LEDGER) if b == 50] == [0]  # the app cuts the same
+    mine = [(b, p, pieces.digest(body)) for b, p, body in pieces.split(LEDGER)]
+    assert [(b, p, hashed) for b, p, hashed, _ in stored("content_note", pk)] == mine
     assert stored("content_note", short.json()["id"]) == []
     found = api.get(list_url("note"), {"q": "ledger entry 34993"}).json()
     assert [r["id"] for r in found["results"]] == [pk]
