@@ -272,13 +272,56 @@ def column_hits_sql(table: str, terms: tuple[Term, ...], column: str) -> tuple[s
     return f'SELECT id FROM "{table}_search_key" WHERE key IN ({sql})', params
 
 
-# --- PostgreSQL: the word pieces of long contents (content migration 0017) ----------------------
+# --- PostgreSQL: the word pieces of long contents (content migrations 0017, 0028, 0029) ------
+#
+# A phrase is looked up in the pieces (its words' positions); a single word in the word sets
+# (``"{table}_word_sets"``: the distinct lexemes of ten blocks, an array), where a common word
+# is one row per ten blocks, not one per block.
 
 
 def _tsquery(terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:
     """Any of ``terms`` (words or phrases) as one tsquery expression."""
     parts = [f"phraseto_tsquery('{CONFIG}', %s)" for _ in terms]
     return "(" + " || ".join(parts) + ")", [" ".join(t.words) for t in terms]
+
+
+def _lexemes(terms: list[Term]) -> tuple[str, list[str]]:
+    """The lexemes of ``terms`` (single words) as one text array."""
+    parts = [f"tsvector_to_array(to_tsvector('{CONFIG}', %s))" for _ in terms]
+    return "(" + " || ".join(parts) + ")", [t.words[0] for t in terms]
+
+
+def _holding_any(table: str, terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:
+    """The ids of the items whose content's pieces hold any of ``terms``: a superset of the
+    exact answer when a single word's lexemes are more than one (they are each looked up)."""
+    words = [t for t in terms if len(t.words) == 1]
+    phrases = [t for t in terms if len(t.words) > 1]
+    selects, params = [], []
+    if words:
+        lexemes, args = _lexemes(words)
+        selects.append(f'SELECT item_id FROM "{table}_word_sets" WHERE lexemes && {lexemes}')
+        params += args
+    if phrases:
+        tsquery, args = _tsquery(phrases)
+        selects.append(f'SELECT item_id FROM "{table}_words" WHERE vector @@ {tsquery}')
+        params += args
+    return " UNION ALL ".join(selects), params
+
+
+def _holding(table: str, term: Term) -> tuple[str, list[str]]:
+    """The ids of the items whose content's pieces hold ``term``, exactly: a word whose text
+    PostgreSQL parses into more than one lexeme (a phrase) is looked up in the pieces."""
+    tsquery, args = _tsquery([term])
+    if len(term.words) > 1:
+        return f'SELECT item_id FROM "{table}_words" WHERE vector @@ {tsquery}', args
+    lexemes, words = _lexemes([term])
+    # The two numnode() tests are constants: the planner keeps one of the two scans.
+    return (
+        f'SELECT item_id FROM "{table}_word_sets" WHERE lexemes && {lexemes} '
+        f"AND numnode({tsquery}) < 2 UNION ALL "
+        f'SELECT item_id FROM "{table}_words" WHERE numnode({tsquery}) > 1 AND vector @@ {tsquery}',
+        [*words, *args, *args, *args],
+    )
 
 
 def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, list[Any]] | None:
@@ -288,10 +331,9 @@ def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, li
     positives = positive_terms(clauses)
     if not positives:
         return None
-    driving, args = _tsquery(positives)
+    holding, args = _holding_any(table, positives)
     return (
-        f'SELECT DISTINCT w.item_id FROM "{table}_words" w JOIN "{table}" t ON t.id = w.item_id '
-        f"WHERE t.owner_id = %s AND w.vector @@ {driving}",
+        f'SELECT t.id FROM "{table}" t WHERE t.owner_id = %s AND t.id IN ({holding})',
         args,
     )
 
@@ -301,14 +343,13 @@ def postgres_deep_hits(
 ) -> tuple[str, list[Any]] | None:
     """PostgreSQL: the ids of the items with a content longer than ``search_vector`` holds that
     match every clause in their short fields or anywhere in their content's word pieces
-    (``"{table}_words"``): each clause on its own, so "restic prune" finds "restic" on line 1
-    and "prune" on line 90 000. ``within``: only these ids are checked (``postgres_deep_candidates``
-    found them), else every item with a piece holding any term. None when the query has no
-    positive term."""
+    (``"{table}_words"``, ``"{table}_word_sets"``): each clause on its own, so "restic prune"
+    finds "restic" on line 1 and "prune" on line 90 000. ``within``: only these ids are checked
+    (``postgres_deep_candidates`` found them), else every item with a piece holding any term.
+    None when the query has no positive term."""
     positives = positive_terms(clauses)
     if not positives:
         return None
-    words = f'"{table}_words"'
 
     conditions: list[str] = []
     params: list[str] = []
@@ -319,20 +360,18 @@ def postgres_deep_hits(
         groups += [([t], "NOT ") for t in clause if t.negated]
         for terms, negation in groups:
             tsquery, args = _tsquery(terms)
+            holding = [_holding(table, t) for t in terms]
             parts.append(
                 f"{negation}(t.search_head @@ {tsquery} OR t.id IN "
-                f"(SELECT item_id FROM {words} WHERE vector @@ {tsquery}))"
+                f"({' UNION ALL '.join(sql for sql, _ in holding)}))"
             )
-            params += args + args
+            params += args + [p for _, more in holding for p in more]
         conditions.append("(" + " OR ".join(parts) + ")")
     if within is not None:
         sql = f'SELECT t.id FROM "{table}" t WHERE t.id = ANY(%s) AND ' + " AND ".join(conditions)
         return sql, [within, *params]
-    driving, args = _tsquery(positives)
-    sql = (
-        f'SELECT t.id FROM "{table}" t WHERE t.id IN '
-        f"(SELECT item_id FROM {words} WHERE vector @@ {driving}) AND " + " AND ".join(conditions)
-    )
+    driving, args = _holding_any(table, positives)
+    sql = f'SELECT t.id FROM "{table}" t WHERE t.id IN ({driving}) AND ' + " AND ".join(conditions)
     return sql, [*args, *params]
 
 

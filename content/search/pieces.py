@@ -4,9 +4,10 @@ PostgreSQL:
 
 A content longer than ``search_vector`` holds is also kept in ``"{table}_words"`` (content
 migrations 0017, 0023 and 0028): its 100-line blocks, each cut in parts of 100 000 characters
-that overlap by 200, one tsvector and one md5 each. A trigger keeps them, but it splits and
-hashes the whole content in SQL on every write, most of what a one-line edit of a 100 000-line
-note costs.
+that overlap by 200, one tsvector and one md5 each. An item's trigger keeps them, but it splits
+and hashes the whole content in SQL on every write, most of what a one-line edit of a 100 000-line
+note costs. (A trigger on the pieces keeps the distinct words of every ten blocks in
+``"{table}_word_sets"`` for keyword search, content migration 0029, whoever writes them.)
 ``written`` lets the service's create, update and edit paths do that work here instead, on the
 content they already hold, and tell the trigger to leave the row alone (content migration 0025):
 the same pieces, and only the changed ones tokenised. Other writers keep the trigger.

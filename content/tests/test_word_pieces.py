@@ -257,3 +257,101 @@ def test_0028_cuts_the_pieces_of_existing_contents_again(api: Any) -> None:
     assert stored("content_note", short.json()["id"]) == []
     found = api.get(list_url("note"), {"q": "ledger entry 34993"}).json()
     assert [r["id"] for r in found["results"]] == [pk]
+
+
+# --- the word sets (content migration 0029) -------------------------------------------------
+
+
+def word_sets(table: str, pk: Any) -> list[tuple[int, list[str]]]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT grp, lexemes FROM "{table}_word_sets" WHERE item_id = %s ORDER BY 1', [pk]
+        )
+        return [(grp, sorted(lexemes)) for grp, lexemes in cursor.fetchall()]
+
+
+def expected_sets(table: str, pk: Any) -> list[tuple[int, list[str]]]:
+    """Each ten blocks' distinct lexemes, tokenised here from the row's content."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.block / 10, array_agg(DISTINCT x) "
+            f'FROM "{table}" t CROSS JOIN LATERAL tiddly_word_pieces(t.content) p, '
+            "unnest(tsvector_to_array(to_tsvector('tiddly_english'::regconfig, p.body))) x "
+            "WHERE t.id = %s GROUP BY 1 ORDER BY 1",
+            [pk],
+        )
+        return [(grp, sorted(lexemes)) for grp, lexemes in cursor.fetchall()]
+
+
+@pytest.mark.django_db
+@postgres
+def test_the_word_sets_follow_every_write_of_the_pieces(api: Any) -> None:
+    """Whoever writes the pieces (the service's create and edits, the item's trigger, a delete),
+    each ten blocks' set holds exactly the words of their text."""
+    created = api.post(list_url("note"), {"title": "L", "content": LEDGER}, format="json")
+    pk = created.json()["id"]
+    first = word_sets("content_note", pk)
+    assert [grp for grp, _ in first] == [0, 1, 2, 3, 4]
+    assert first == expected_sets("content_note", pk)
+    assert "2600" in first[2][1]
+    assert "quokka" not in first[2][1]
+
+    edit = reverse("note-str-replace", args=[pk])
+    body = {"old_str": "line 2600 of the ledger", "new_str": "line quokka of the ledger"}
+    assert api.patch(edit, body, format="json").status_code == 200
+    after = word_sets("content_note", pk)
+    assert after == expected_sets("content_note", pk)
+    assert "quokka" in after[2][1]
+    assert "2600" not in after[2][1]
+    assert [a for a, b in zip(first, after, strict=True) if a != b] == [first[2]]
+
+    # The item's trigger (a write that is not the service's), then a shorter content.
+    Note.objects.filter(pk=pk).update(content="wallaby\n" + LEDGER[:120_000])
+    assert word_sets("content_note", pk) == expected_sets("content_note", pk)
+    assert len(word_sets("content_note", pk)) == 4  # 3 157 lines
+    assert "wallabi" in word_sets("content_note", pk)[0][1]
+    Note.objects.filter(pk=pk).update(content="tiny")
+    assert word_sets("content_note", pk) == []
+
+    Note.objects.filter(pk=pk).update(content=LEDGER)
+    assert len(word_sets("content_note", pk)) == 5
+    Note.objects.filter(pk=pk).delete()
+    assert word_sets("content_note", pk) == []
+
+
+@pytest.mark.django_db
+@postgres
+def test_a_word_postgresql_parses_as_a_phrase_is_not_looked_up_in_the_sets(api: Any) -> None:
+    """ "alpha³beta" is one word to the query parser and the phrase 'alpha' <-> 'beta' to
+    PostgreSQL: the sets hold both words of a note that has them apart, and only the pieces say
+    whether they are side by side."""
+    apart = LEDGER + "alpha\n" + LEDGER[:20_000] + "beta\n"
+    together = LEDGER + "the alpha beta line\n"
+    url = list_url("note")
+    api.post(url, {"title": "apart", "content": apart}, format="json")
+    hit = api.post(url, {"title": "together", "content": together}, format="json").json()["id"]
+    found = api.get(url, {"q": "alpha³beta"}).json()
+    assert [r["id"] for r in found["results"]] == [hit]
+    both = api.get(url, {"q": "alpha beta"}).json()
+    assert both["count"] == 2
+
+
+@pytest.mark.django_db
+@postgres
+def test_0029_builds_the_word_sets_of_existing_contents(api: Any) -> None:
+    migration = importlib.import_module("content.migrations.0029_postgres_word_sets")
+    note = api.post(list_url("note"), {"title": "L", "content": LEDGER}, format="json").json()
+    body = {"url": "https://example.com/l", "title": "B", "content": LEDGER + "bilby"}
+    bookmark = api.post(list_url("bookmark"), body, format="json").json()
+    with connection.cursor() as cursor:
+        for table in migration.TABLES:
+            cursor.execute(migration.backwards(table))
+        for table in migration.TABLES:
+            cursor.execute(migration.forwards(table))
+    assert len(word_sets("content_note", note["id"])) == 5
+    assert word_sets("content_note", note["id"]) == expected_sets("content_note", note["id"])
+    found = word_sets("content_bookmark", bookmark["id"])
+    assert found == expected_sets("content_bookmark", bookmark["id"])
+    assert "bilbi" in found[-1][1]
+    listed = api.get(list_url("bookmark"), {"q": "bilby"}).json()
+    assert [r["id"] for r in listed["results"]] == [bookmark["id"]]
