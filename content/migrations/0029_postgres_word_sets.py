@@ -3,7 +3,7 @@
 Keyword search asks which long items hold a word anywhere in their content. The GIN index of
 ``"{table}_words"`` answers with every piece that holds it, and a common word is in every piece:
 with 0028's 100-line blocks, one row a block, SPEC §16's 100 notes of 100 000 lines gave
-116 000 rows to read for each query word (hybrid p50 65 -> 112 ms). ``"{table}_word_sets"``
+116 000 rows to read for each query word (bench/README.md). ``"{table}_word_sets"``
 holds, for every ten blocks (1 000 lines), the distinct lexemes of their pieces, as an array
 under a GIN index (an array has no size limit; a tsvector has 1 MB): ten times fewer rows, and a
 word is looked up without positions. Phrases still need the pieces' positions.
@@ -19,19 +19,37 @@ GROUP = 10  # blocks in a set
 TABLES = ("content_note", "content_bookmark", "prompts_prompt")
 
 
-def word_set(words: str) -> str:
-    """The distinct lexemes of the pieces of group ``a.grp`` of item ``a.item_id``."""
-    return (
-        f"ARRAY(SELECT DISTINCT x FROM {words} w, unnest(tsvector_to_array(w.vector)) x "
-        f"WHERE w.item_id = a.item_id AND w.block >= a.grp * {GROUP} "
-        f"AND w.block < (a.grp + 1) * {GROUP})"
-    )
+UNION = """
+CREATE AGGREGATE tiddly_tsvector_union(tsvector) (
+  SFUNC = tsvector_concat, STYPE = tsvector, INITCOND = ''
+);
+"""
+
+
+def word_sets(words: str, groups: str) -> str:
+    """``(item_id, grp, lexemes)`` for each ``(item_id, grp)`` of ``groups``: the distinct lexemes
+    of the group's pieces. Merged as stripped tsvectors (linear, in C) while their sizes add up
+    to less than a tsvector may hold (1 MB), else unnested and sorted (no limit)."""
+    return f"""
+SELECT a.item_id, a.grp, CASE
+    WHEN s.size IS NULL THEN '{{}}'::text[]
+    WHEN s.size < 1000000 THEN
+      (SELECT tsvector_to_array(tiddly_tsvector_union(v)) FROM unnest(s.vs) v)
+    ELSE ARRAY(SELECT DISTINCT x FROM unnest(s.vs) v, unnest(tsvector_to_array(v)) x)
+  END AS lexemes
+FROM ({groups}) a CROSS JOIN LATERAL (
+  SELECT array_agg(v) AS vs, sum(pg_column_size(v)) AS size FROM (
+    SELECT strip(w.vector) AS v FROM {words} w
+    WHERE w.item_id = a.item_id AND w.block >= a.grp * {GROUP} AND w.block < (a.grp + 1) * {GROUP}
+  ) z
+) s"""
 
 
 def forwards(table: str) -> str:
     words, sets = f'"{table}_words"', f'"{table}_word_sets"'
     function = f"tiddly_{table}_word_sets"
     touched = f"SELECT DISTINCT item_id, block / {GROUP} AS grp FROM changed"
+    everything = f"SELECT DISTINCT item_id, block / {GROUP} AS grp FROM {words}"
     return f"""
 CREATE TABLE {sets} (
   item_id uuid NOT NULL,
@@ -43,15 +61,17 @@ CREATE INDEX "{table}_word_sets_lexemes" ON {sets} USING gin (lexemes);
 
 CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
-  -- "changed": the statement's new rows (insert, update) or its old ones (delete).
-  WITH a AS ({touched}), fresh AS (SELECT a.item_id, a.grp, {word_set(words)} AS lexemes FROM a),
+  -- "changed": the statement's new rows (insert, update) or its old ones (delete). A set that
+  -- came out the same (most one-line edits) is not written again.
+  WITH fresh AS ({word_sets(words, touched)}),
   gone AS (
     DELETE FROM {sets} s USING fresh
     WHERE s.item_id = fresh.item_id AND s.grp = fresh.grp AND cardinality(fresh.lexemes) = 0
   )
-  INSERT INTO {sets} (item_id, grp, lexemes)
+  INSERT INTO {sets} AS s (item_id, grp, lexemes)
   SELECT item_id, grp, lexemes FROM fresh WHERE cardinality(lexemes) > 0
-  ON CONFLICT (item_id, grp) DO UPDATE SET lexemes = EXCLUDED.lexemes;
+  ON CONFLICT (item_id, grp) DO UPDATE SET lexemes = EXCLUDED.lexemes
+    WHERE s.lexemes IS DISTINCT FROM EXCLUDED.lexemes;
   RETURN NULL;
 END $f$;
 
@@ -63,10 +83,7 @@ CREATE TRIGGER "{table}_word_sets_delete" AFTER DELETE ON {words}
   REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {function}();
 
 INSERT INTO {sets} (item_id, grp, lexemes)
-SELECT * FROM (
-  SELECT a.item_id, a.grp, {word_set(words)} AS lexemes
-  FROM (SELECT DISTINCT item_id, block / {GROUP} AS grp FROM {words}) a
-) fresh WHERE cardinality(lexemes) > 0;
+SELECT * FROM ({word_sets(words, everything)}) fresh WHERE cardinality(lexemes) > 0;
 """
 
 
@@ -91,4 +108,7 @@ class RunPostgresSQL(migrations.RunSQL):
 
 class Migration(migrations.Migration):
     dependencies = [("content", "0028_postgres_blocks_of_100_lines")]
-    operations = [RunPostgresSQL(forwards(t), backwards(t)) for t in TABLES]
+    operations = [
+        RunPostgresSQL(UNION, "DROP AGGREGATE tiddly_tsvector_union(tsvector);"),
+        *(RunPostgresSQL(forwards(t), backwards(t)) for t in TABLES),
+    ]

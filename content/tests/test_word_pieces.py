@@ -355,3 +355,23 @@ def test_0029_builds_the_word_sets_of_existing_contents(api: Any) -> None:
     assert "bilbi" in found[-1][1]
     listed = api.get(list_url("bookmark"), {"q": "bilby"}).json()
     assert [r["id"] for r in listed["results"]] == [bookmark["id"]]
+
+
+@pytest.mark.django_db
+@postgres
+def test_a_word_set_larger_than_a_tsvector_may_hold_is_kept_whole(api: Any) -> None:
+    """Ten blocks of unique words (~1.6 MB of lexemes, a tsvector holds 1 MB): their set is
+    taken by sorting, not by merging tsvectors, and keyword search finds the last word."""
+    rng = random.Random(29)
+    letters = "bcdfghjklmnpqrstvwxz"
+    lines = [" ".join("".join(rng.choices(letters, k=8)) for _ in range(200)) for _ in range(1000)]
+    created = api.post(list_url("note"), {"title": "W", "content": "\n".join(lines)}, format="json")
+    assert created.status_code == 201
+    pk = created.json()["id"]
+    sets = word_sets("content_note", pk)
+    assert sets == expected_sets("content_note", pk)
+    assert [grp for grp, _ in sets] == [0]
+    assert len(sets[0][1]) > 150_000
+    last = lines[-1].split()[-1]
+    found = api.get(list_url("note"), {"q": f"{lines[0].split()[0]} {last}"}).json()
+    assert [r["id"] for r in found["results"]] == [pk]
