@@ -293,7 +293,10 @@ def _lexemes(terms: list[Term]) -> tuple[str, list[str]]:
 
 def _holding_any(table: str, terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:
     """The ids of the items whose content's pieces hold any of ``terms``: a superset of the
-    exact answer when a single word's lexemes are more than one (they are each looked up)."""
+    exact answer when a single word's lexemes are more than one (they are each looked up). No
+    terms (a query of ``-word``s only): every item that has pieces (each has a first one)."""
+    if not terms:
+        return f'SELECT item_id FROM "{table}_words" WHERE block = 0 AND part = 0', []
     words = [t for t in terms if len(t.words) == 1]
     phrases = [t for t in terms if len(t.words) > 1]
     selects, params = [], []
@@ -327,11 +330,10 @@ def _holding(table: str, term: Term) -> tuple[str, list[str]]:
 def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, list[Any]] | None:
     """PostgreSQL: the ids of an owner's items whose word pieces hold any positive term of
     ``clauses`` (the owner's id is the first parameter, before those returned): the few items
-    ``postgres_deep_hits`` then checks. None when the query has no positive term."""
-    positives = positive_terms(clauses)
-    if not positives:
+    ``postgres_deep_hits`` then checks. None when the query has no term."""
+    if not clauses:
         return None
-    holding, args = _holding_any(table, positives)
+    holding, args = _holding_any(table, positive_terms(clauses))
     return (
         f'SELECT t.id FROM "{table}" t WHERE t.owner_id = %s AND t.id IN ({holding})',
         args,
@@ -346,10 +348,10 @@ def postgres_deep_hits(
     (``"{table}_words"``, ``"{table}_word_sets"``): each clause on its own, so "restic prune"
     finds "restic" on line 1 and "prune" on line 90 000. ``within``: only these ids are checked
     (``postgres_deep_candidates`` found them), else every item with a piece holding any term.
-    None when the query has no positive term."""
-    positives = positive_terms(clauses)
-    if not positives:
+    None when the query has no term."""
+    if not clauses:
         return None
+    positives = positive_terms(clauses)
 
     conditions: list[str] = []
     params: list[str] = []

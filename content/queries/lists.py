@@ -263,22 +263,31 @@ def _search(qs: QuerySet, model: type[Item], owner: Any, params: ListParams) -> 
     # for a large item detoast, every row's vector).
     # (Unqualified: inside the subquery the column is the subquery's own table's.)
     ranked_by = "search_vector" if whole_content else HEAD_COLUMN
-    hits.append(owned(owner, model).extra(where=[f"{ranked_by} @@ {tsquery}"], params=[q]))
+    clauses = fulltext.parse(q)
+    # A "-word" past the opening is not in these vectors: an item with word pieces is then
+    # decided by the deep hits below, which see its whole content. ("id" is the item's: the
+    # pieces have no such column.)
+    short = (
+        [f'NOT EXISTS (SELECT 1 FROM "{table}_words" w WHERE w.item_id = id)']
+        if any(t.negated for clause in clauses for t in clause)
+        else []
+    )
+    hits.append(owned(owner, model).extra(where=[f"{ranked_by} @@ {tsquery}", *short], params=[q]))
     if not whole_content:
         # Hybrid's keyword leg finds and ranks by the short fields' small vector (content.dbops.
         # search_head_sql): hits there first, by rank; then hits only in the content, newest
         # first, of which it needs at most HYBRID_CONTENT_HITS. Asking for just those keeps a
         # query whose words are in nearly every note (PostgreSQL then reads every row's vector
         # instead of the index) at a bounded cost.
-        newest = qs.extra(where=[f"search_vector @@ {tsquery}"], params=[q])
+        newest = qs.extra(where=[f"search_vector @@ {tsquery}", *short], params=[q])
         hits.append(newest.order_by("-created_at")[:HYBRID_CONTENT_HITS])
     if params.q_deep_first:
-        found = _deep_hits(owner, table, fulltext.parse(q))
+        found = _deep_hits(owner, table, clauses)
         if found:
             kind = model._meta.pk.db_type(connection)
             hits.append(RawSQL(f"SELECT unnest(%s::{kind}[])", [found]))
     else:
-        deep = fulltext.postgres_deep_hits(table, fulltext.parse(q))
+        deep = fulltext.postgres_deep_hits(table, clauses)
         if deep is not None:
             hits.append(RawSQL(*deep))
     qs = qs.annotate(

@@ -63,6 +63,8 @@ PARITY = [
     ("quick brown", {"phrase", "reversed"}),
     ("cats OR dogs", {"cats", "dogs"}),
     ("python -code", {"snake"}),
+    ("restic -prune", {"restic_only"}),  # "-word" over the whole content too
+    ("snapshot -prune", set()),
     ("MY_FUNC(", {"symbol"}),  # a code symbol: the whole query as a substring
     ("kubern", {"k8s"}),  # a partial word
     ("backup restore", {"backup", "prompt"}),
@@ -345,3 +347,12 @@ def test_postgres_search_columns_follow_every_write(api: Any, owner: Any) -> Non
     Bookmark.objects.filter(pk=bookmark.pk).update(url="https://example.com/fen")
     assert _stale_search_columns("content_bookmark", bookmark.pk) == []
     assert ids(api.get(list_url("bookmark"), {"q": "fen"})) == [str(bookmark.pk)]
+
+
+def test_a_query_of_minus_words_only_sees_whole_contents(api: Any, corpus: dict[str, str]) -> None:
+    """ "-prune": every item but the one whose content has "prune" ~130 000 characters in."""
+    response = api.get(reverse("content-list"), {"q": "-prune", "limit": 100})
+    assert response.status_code == 200
+    found = {r["id"] for r in response.json()["results"]}
+    assert found == set(corpus.values()) - {corpus["restic"]}
+    assert response.json()["count"] == len(corpus) - 1
