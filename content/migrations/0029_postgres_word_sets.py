@@ -2,11 +2,11 @@
 
 Keyword search asks which long items hold a word anywhere in their content. The GIN index of
 ``"{table}_words"`` answers with every piece that holds it, and a common word is in every piece:
-with 0028's 100-line blocks, one row a block, SPEC §16's 100 notes of 100 000 lines gave
-116 000 rows to read for each query word (bench/README.md). ``"{table}_word_sets"``
-holds, for every ten blocks (1 000 lines), the distinct lexemes of their pieces, as an array
-under a GIN index (an array has no size limit; a tsvector has 1 MB): ten times fewer rows, and a
-word is looked up without positions. Phrases still need the pieces' positions.
+with 0028's 100-line blocks a query word read one row per 100 lines of every long content
+(bench/README.md, the sixteenth session). ``"{table}_word_sets"`` holds, for every ten blocks
+(1 000 lines), the distinct lexemes of their pieces, as an array under a GIN index (an array
+has no size limit; a tsvector has 1 MB): ten times fewer rows, and a word is looked up without
+positions. Phrases still need the pieces' positions.
 
 A statement trigger on each words table keeps the sets, so every writer of pieces (the
 application, the items' triggers, a migration) keeps them right: the sets of the groups its
