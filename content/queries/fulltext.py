@@ -330,7 +330,8 @@ def _holding(table: str, term: Term) -> tuple[str, list[str]]:
 def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, list[Any]] | None:
     """PostgreSQL: the ids of an owner's items whose word pieces hold any positive term of
     ``clauses`` (the owner's id is the first parameter, before those returned): the few items
-    ``postgres_deep_hits`` then checks. None when the query has no term."""
+    ``postgres_deep_hits`` then checks. With only ``-word``s, every long item of the owner's.
+    None when the query has no term."""
     if not clauses:
         return None
     holding, args = _holding_any(table, positive_terms(clauses))
