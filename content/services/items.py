@@ -27,6 +27,7 @@ from content.search import pieces
 from content.shapes import conflict_state, etag
 from content.tags import get_or_create_tags
 from tiddly import compiled
+from tiddly.sqlite import base as sqlite_base
 
 __all__ = ["Actor", "CreateOptions", "ItemFields", "ItemRef", "Precondition"]
 
@@ -423,7 +424,6 @@ def trash_item(
     history.record_event(item=item, action=HistoryAction.DELETE, actor=actor)
 
 
-@transaction.atomic
 def delete_item_permanently(
     *, owner: Owner, ref: ItemRef, actor: Actor, precondition: Precondition = NO_PRECONDITION
 ) -> None:
@@ -431,7 +431,15 @@ def delete_item_permanently(
 
     Its links go with it, and each item at their other end records an ``unlink`` event (so the
     feed has an ``unlinked`` change on that end, SPEC §17.1); the item itself records ``purged``.
+    On SQLite the pages it frees are zeroed (``tiddly.sqlite.base.erasing``).
     """
+    with sqlite_base.erasing(), transaction.atomic():
+        _delete_permanently(owner, ref, actor, precondition)
+
+
+def _delete_permanently(
+    owner: Owner, ref: ItemRef, actor: Actor, precondition: Precondition
+) -> None:
     found = locked_item(owner, ref, allow_deleted=True, lock=False)
     me = (found.type_name, found.pk)
     links = Relationship.objects.filter(owner=owner).touching(*me)

@@ -23,7 +23,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -76,6 +76,24 @@ def checkpoint(using: Any = connection) -> None:
     if using.vendor == "sqlite" and not using.is_in_memory_db():
         with using.cursor() as cursor:
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+@contextlib.contextmanager
+def erasing(using: Any = connection) -> Iterator[None]:
+    """Inside: pages the writes free are zeroed (``secure_delete`` on), so a permanent delete
+    leaves none of the item's text in the database file's free pages. Every other write runs
+    with FAST (settings): rewriting a long content then logs its pages once, not twice. Set on
+    the driver's connection, which Django would refuse inside a transaction that failed."""
+    if using.vendor != "sqlite":
+        yield
+        return
+    using.ensure_connection()
+    using.connection.execute("PRAGMA secure_delete = ON")
+    try:
+        yield
+    finally:
+        if using.connection is not None:
+            using.connection.execute("PRAGMA secure_delete = FAST")
 
 
 # Of the connections that bound a value this large, one at a time is kept: Python's sqlite3 keeps

@@ -1,0 +1,51 @@
+"""A permanent delete zeroes on SQLite what it frees (``tiddly.sqlite.base.erasing``); other
+writes run with ``secure_delete`` FAST, so rewriting a long content logs its pages once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.models.signals import pre_delete
+
+from content.models import ItemVersion, Note
+from content.tests.factories import NoteFactory
+from content.tests.helpers import detail_url
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's secure_delete"),
+]
+
+
+def secure_delete() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA secure_delete")
+        return int(cursor.fetchone()[0])
+
+
+def test_a_permanent_delete_zeroes_what_it_frees_and_other_writes_do_not(
+    api: Any, owner: Any
+) -> None:
+    note = NoteFactory(owner=owner, content="secret " * 1000)
+    api.patch(detail_url("note", note.pk), {"content": "still secret " * 1000}, format="json")
+    seen: list[tuple[str, int]] = []
+
+    def record(sender: Any, instance: Any, **kwargs: Any) -> None:
+        seen.append((sender.__name__, secure_delete()))
+
+    pre_delete.connect(record, weak=False)
+    try:
+        assert secure_delete() == 2  # FAST
+        trashed = api.delete(detail_url("note", note.pk))
+        purged = api.delete(detail_url("note", note.pk) + "?permanent=true")
+    finally:
+        pre_delete.disconnect(record)
+
+    assert (trashed.status_code, purged.status_code) == (204, 204)
+    assert not Note.objects.filter(pk=note.pk).exists()
+    assert not ItemVersion.objects.filter(item_id=note.pk).exists()
+    assert ("Note", 1) in seen
+    assert all(level == 1 for _, level in seen)
+    assert secure_delete() == 2
