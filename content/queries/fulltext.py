@@ -342,14 +342,14 @@ def postgres_deep_candidates(table: str, clauses: list[Clause]) -> tuple[str, li
 
 
 def postgres_deep_hits(
-    table: str, clauses: list[Clause], within: list[Any] | None = None
+    table: str, clauses: list[Clause], within: list[Any] | None = None, owner: Any = None
 ) -> tuple[str, list[Any]] | None:
     """PostgreSQL: the ids of the items with a content longer than ``search_vector`` holds that
     match every clause in their short fields or anywhere in their content's word pieces
     (``"{table}_words"``, ``"{table}_word_sets"``): each clause on its own, so "restic prune"
     finds "restic" on line 1 and "prune" on line 90 000. ``within``: only these ids are checked
-    (``postgres_deep_candidates`` found them), else every item with a piece holding any term.
-    None when the query has no term."""
+    (``postgres_deep_candidates`` found them), else ``owner``'s items (every owner's without
+    one) with a piece holding any term. None when the query has no term."""
     if not clauses:
         return None
     positives = positive_terms(clauses)
@@ -374,8 +374,10 @@ def postgres_deep_hits(
         sql = f'SELECT t.id FROM "{table}" t WHERE t.id = ANY(%s) AND ' + " AND ".join(conditions)
         return sql, [within, *params]
     driving, args = _holding_any(table, positives)
-    sql = f'SELECT t.id FROM "{table}" t WHERE t.id IN ({driving}) AND ' + " AND ".join(conditions)
-    return sql, [*args, *params]
+    # Owner first: the clauses (a query of "-word"s checks every long item) run on its items only.
+    mine, of = ("t.owner_id = %s AND ", [owner]) if owner is not None else ("", [])
+    where = " AND ".join([f"{mine}t.id IN ({driving})", *conditions])
+    return f'SELECT t.id FROM "{table}" t WHERE {where}', [*of, *args, *params]
 
 
 # --- the trigram index of the short fields and the content's opening (migration 0011) ----------

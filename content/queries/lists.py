@@ -287,7 +287,7 @@ def _search(qs: QuerySet, model: type[Item], owner: Any, params: ListParams) -> 
             kind = model._meta.pk.db_type(connection)
             hits.append(RawSQL(f"SELECT unnest(%s::{kind}[])", [found]))
     else:
-        deep = fulltext.postgres_deep_hits(table, clauses)
+        deep = fulltext.postgres_deep_hits(table, clauses, owner=getattr(owner, "pk", owner))
         if deep is not None:
             hits.append(RawSQL(*deep))
     qs = qs.annotate(

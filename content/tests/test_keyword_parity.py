@@ -12,6 +12,7 @@ from django.db import connection
 from django.urls import reverse
 
 from content.models import Bookmark, Note
+from content.queries import fulltext
 from content.tests.factories import BookmarkFactory, NoteFactory, PromptFactory
 from content.tests.helpers import action_url, detail_url, list_url
 from content.tests.search_support import _fresh_index, index, make_note, search  # noqa: F401
@@ -356,3 +357,26 @@ def test_a_query_of_minus_words_only_sees_whole_contents(api: Any, corpus: dict[
     found = {r["id"] for r in response.json()["results"]}
     assert found == set(corpus.values()) - {corpus["restic"]}
     assert response.json()["count"] == len(corpus) - 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's word pieces")
+def test_the_lists_whole_content_check_of_minus_words_reads_only_the_owners_long_items(
+    api: Any, owner: Any, other: Any
+) -> None:
+    """A query of "-word"s checks every long item's pieces: the owner's only, not every owner's
+    (the list path's ``postgres_deep_hits``)."""
+    mine = NoteFactory(owner=owner, title="Mine", content=FILLER + "wombat")
+    NoteFactory(owner=other, title="Theirs", content=FILLER)
+    clauses = fulltext.parse("-prune")
+
+    def checked(**scope: Any) -> set[str]:
+        sql, params = fulltext.postgres_deep_hits("content_note", clauses, **scope)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return {str(row[0]) for row in cursor.fetchall()}
+
+    assert len(checked()) == 2
+    assert checked(owner=owner.pk) == {str(mine.pk)}
+    response = api.get(list_url("note"), {"q": "-prune"})
+    assert response.status_code == 200
+    assert [r["id"] for r in response.json()["results"]] == [str(mine.pk)]
