@@ -115,7 +115,7 @@ def _sqlite_options() -> dict[str, object]:
     # front so concurrent edits queue on the busy timeout instead of failing with "database is
     # locked" when a read lock is upgraded. A log that grew past 64 MB is cut back when it restarts.
     # secure_delete FAST: Debian's SQLite zeroes every page a write frees, so rewriting a long
-    # content logged its pages twice; a permanent delete still zeroes (tiddly.sqlite.erasing).
+    # content logged its pages twice; a permanent delete still zeroes (tiddly.sqlite.base.erasing).
     return {
         "init_command": (
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "

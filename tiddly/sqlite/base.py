@@ -80,10 +80,10 @@ def checkpoint(using: Any = connection) -> None:
 
 @contextlib.contextmanager
 def erasing(using: Any = connection) -> Iterator[None]:
-    """Inside: pages the writes free are zeroed (``secure_delete`` on), so a permanent delete
-    leaves none of the item's text in the database file's free pages. Every other write runs
-    with FAST (settings): rewriting a long content then logs its pages once, not twice. Set on
-    the driver's connection, which Django would refuse inside a transaction that failed."""
+    """Inside: pages the writes free are zeroed (``secure_delete`` on): a permanent delete's.
+    Every other write runs with FAST (settings): rewriting a long content then logs its pages
+    once, not twice. Set on the driver's connection, which Django would refuse inside a
+    transaction that failed."""
     if using.vendor != "sqlite":
         yield
         return
