@@ -25,7 +25,7 @@ def secure_delete() -> int:
         return int(cursor.fetchone()[0])
 
 
-def test_a_permanent_delete_zeroes_what_it_frees_and_other_writes_do_not(
+def test_a_permanent_delete_runs_its_deletes_with_secure_delete_on_then_fast_again(
     api: Any, owner: Any
 ) -> None:
     note = NoteFactory(owner=owner, content="secret " * 1000)
