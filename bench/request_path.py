@@ -6,7 +6,8 @@ database without one), then through Django's test client either creates ``--coun
 ``--lines`` lines, or creates one and str-replaces a marker in it ``--count`` times (``--grow``:
 the marker grows and shrinks by 14 characters, as ``replace_grow`` does). Prints the CPU per
 request and, with ``--sql``, each statement's share of the time. ``--drop-trigger NAME`` drops
-a trigger first (SQLite; to see what it costs). Run it from the checkout to measure, e.g. a
+a trigger first (SQLite; to see what it costs); ``--file`` puts a SQLite database in a WAL file,
+as the server runs it, instead of memory. Run it from the checkout to measure, e.g. a
 ``git worktree`` of an older commit:
 
     cd /path/to/checkout && python /path/to/bench/request_path.py --lines 100 --count 1000 --sql
@@ -20,6 +21,7 @@ import gc
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,8 +55,20 @@ def main() -> None:
     parser.add_argument("--grow", action="store_true")
     parser.add_argument("--sql", action="store_true", help="time each statement")
     parser.add_argument("--drop-trigger", action="append", default=[])
+    parser.add_argument(
+        "--file",
+        action="store_true",
+        help="SQLite: a WAL file in a temp folder, checkpointed as the web server's (else memory)",
+    )
     args = parser.parse_args()
 
+    if args.file and connection.vendor == "sqlite":
+        # What a write pays for its pages lands in the file and its log, not in memory.
+        from tiddly.sqlite import base as sqlite_base
+
+        folder = tempfile.TemporaryDirectory(prefix="request_path-")  # removed at exit
+        connection.settings_dict["TEST"]["NAME"] = os.path.join(folder.name, "db.sqlite3")
+        sqlite_base.web_process()
     setup_test_environment()
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     owner = get_user_model().objects.create_user("bench", password="x")
