@@ -1,4 +1,5 @@
-"""API tokens in the admin (SPEC §8): issue, rename, change expiry, revoke (delete).
+"""API tokens in the admin (SPEC §8): issue, rename, change expiry, revoke (delete); and people,
+whose deletion erases on SQLite (``UserAdmin``).
 
 A new token's plaintext is shown once, on the page that answers the add form — rendered directly
 rather than passed through ``messages``, whose cookie/session storage would keep a copy of the
@@ -11,6 +12,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
@@ -21,6 +24,7 @@ from tiddly.models import ApiToken
 from tiddly.oauth import admin as oauth_admin  # noqa: F401  (the toolkit's models, per person)
 from tiddly.owned_admin import OwnedAdmin
 from tiddly.scopes import ALL_SCOPES, DESCRIPTIONS, scope_string
+from tiddly.sqlite import base as sqlite_base
 
 
 class ScopesField(forms.MultipleChoiceField):
@@ -163,3 +167,20 @@ class ApiTokenAdmin(OwnedAdmin):
             return "valid, never expires"
         when = timezone.localtime(obj.expires_at).strftime("%Y-%m-%d %H:%M")
         return f"expired {when}" if obj.is_expired else f"valid until {when}"
+
+
+class UserAdmin(auth_admin.UserAdmin):
+    """Django's, except that deleting a person (with all their items, history and tokens) zeroes
+    on SQLite the pages the deletes free, as a permanent delete does (``sqlite_base.erasing``)."""
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        with sqlite_base.erasing():
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        with sqlite_base.erasing():
+            super().delete_queryset(request, queryset)
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), UserAdmin)
