@@ -291,6 +291,14 @@ def _lexemes(terms: list[Term]) -> tuple[str, list[str]]:
     return "(" + " || ".join(parts) + ")", [t.words[0] for t in terms]
 
 
+def _in_sets(table: str, lexemes: str) -> str:
+    return f'SELECT item_id FROM "{table}_word_sets" WHERE lexemes && {lexemes}'
+
+
+def _in_pieces(table: str, tsquery: str) -> str:
+    return f'SELECT item_id FROM "{table}_words" WHERE vector @@ {tsquery}'
+
+
 def _holding_any(table: str, terms: list[Term] | tuple[Term, ...]) -> tuple[str, list[str]]:
     """The ids of the items whose content's pieces hold any of ``terms``: a superset of the
     exact answer when a single word's lexemes are more than one (they are each looked up). No
@@ -302,11 +310,11 @@ def _holding_any(table: str, terms: list[Term] | tuple[Term, ...]) -> tuple[str,
     selects, params = [], []
     if words:
         lexemes, args = _lexemes(words)
-        selects.append(f'SELECT item_id FROM "{table}_word_sets" WHERE lexemes && {lexemes}')
+        selects.append(_in_sets(table, lexemes))
         params += args
     if phrases:
         tsquery, args = _tsquery(phrases)
-        selects.append(f'SELECT item_id FROM "{table}_words" WHERE vector @@ {tsquery}')
+        selects.append(_in_pieces(table, tsquery))
         params += args
     return " UNION ALL ".join(selects), params
 
@@ -316,13 +324,12 @@ def _holding(table: str, term: Term) -> tuple[str, list[str]]:
     PostgreSQL parses into more than one lexeme (a phrase) is looked up in the pieces."""
     tsquery, args = _tsquery([term])
     if len(term.words) > 1:
-        return f'SELECT item_id FROM "{table}_words" WHERE vector @@ {tsquery}', args
+        return _in_pieces(table, tsquery), args
     lexemes, words = _lexemes([term])
     # The two numnode() tests are constants: the planner keeps one of the two scans.
     return (
-        f'SELECT item_id FROM "{table}_word_sets" WHERE lexemes && {lexemes} '
-        f"AND numnode({tsquery}) < 2 UNION ALL "
-        f'SELECT item_id FROM "{table}_words" WHERE numnode({tsquery}) > 1 AND vector @@ {tsquery}',
+        f"{_in_sets(table, lexemes)} AND numnode({tsquery}) < 2 UNION ALL "
+        f"{_in_pieces(table, tsquery)} AND numnode({tsquery}) > 1",
         [*words, *args, *args, *args],
     )
 
