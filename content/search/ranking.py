@@ -23,7 +23,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.db.models import Case, F, TextField, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Greatest, Length, Lower, Replace, StrIndex, Substr
+from django.db.models.functions import Greatest, Length, Replace, StrIndex, Substr
 
 from content import item_types
 from content.dbops import OPENING_COLUMN
@@ -417,29 +417,51 @@ def _content_match(
     item: Item, words: list[str], *, whole_content: bool = True
 ) -> dict[str, Any] | None:
     """The first occurrence of the longest query word that occurs (a misspelt word does not,
-    its near word does)."""
+    its near word does): looked for in the lowercased opening first (PostgreSQL: stored, and
+    reading a prefix of a large content decompresses only that prefix; SQLite: from the search
+    index's row), then in the whole content, read at most once for all the words."""
+    whole: _Whole | None = None
     for word in sorted(words, key=len, reverse=True)[:3]:
-        found = _word_match(item, word, words, whole_content=whole_content)
+        found = _opening_match(item, word, words)
+        if found is None and whole_content:
+            whole = whole or _Whole(item)
+            found = whole.match(word, words)
         if found is not None:
             return found
     return None
 
 
-def _word_match(
-    item: Item, word: str, words: list[str], *, whole_content: bool = True
-) -> dict[str, Any] | None:
-    """The first line holding ``word``, looked for in the lowercased opening first (PostgreSQL:
-    stored, and reading a prefix of a large content decompresses only that prefix; SQLite: from
-    the search index's row, as reading any of a large content reads all of it), then in the
-    whole content."""
+def _opening_match(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
     if queries.uses_fts():
         opening = RawSQL(OPENING_COLUMN, [], output_field=TextField())
-        found = _word_match_in(item, StrIndex(opening, Value(word)), words)
-    else:
-        found = _word_match_in_opening(item, word, words)
-    if found is not None or not whole_content:
-        return found
-    return _word_match_in(item, StrIndex(Lower("content"), Value(word)), words)
+        return _word_match_in(item, StrIndex(opening, Value(word)), words)
+    return _word_match_in_opening(item, word, words)
+
+
+class _Whole:
+    """An item's whole content, read and lowercased once for all the query's words: in SQL each
+    expression that used the position searched the whole content again."""
+
+    def __init__(self, item: Item) -> None:
+        model = type(item)
+        stored = model.objects.filter(pk=item.pk).values_list("content", flat=True).first()
+        self.text: str = stored or ""
+        lowered = self.text.lower()
+        # A few characters lowercase to two ("İ"): positions in the copy would not be the text's.
+        self.lowered = lowered if len(lowered) == len(self.text) else None
+
+    def match(self, word: str, words: list[str]) -> dict[str, Any] | None:
+        if self.lowered is not None:
+            pos = self.lowered.find(word)
+        else:
+            found = re.search(re.escape(word), self.text, re.IGNORECASE)
+            pos = found.start() if found else -1
+        if pos < 0:
+            return None
+        line = self.text.count("\n", 0, pos) + 1
+        start = max(pos - 100, 0)
+        snippet = _cut(self.text[start : start + SNIPPET], 0, leading=start > 0)
+        return _content_location(line, line, snippet, words)
 
 
 def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
