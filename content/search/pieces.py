@@ -30,6 +30,7 @@ import itertools
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -127,17 +128,25 @@ def digest(body: str) -> str:
 
 @contextmanager
 def written(
-    item: Item, *, created: bool, before: str | None = None, spans: Sequence[Span] = ()
+    item: Item,
+    *,
+    created: bool,
+    before: str | None = None,
+    spans: Sequence[Span] = (),
+    prepared: Prepared | None = None,
 ) -> Iterator[None]:
     """Wrap the save of ``item`` whose content is being written (inside the write's transaction):
     for a long content, the trigger is told to leave the row and its changed pieces are written
     here. An update passes the content ``before`` it (on SQLite a content of the same length is
     left to the trigger), an edit its ``spans`` too (on PostgreSQL only the blocks they touched
-    are cut). Prompts and short contents are left to the triggers."""
+    are cut). Prompts and short contents are left to the triggers. ``prepared``: what
+    ``prepare`` cut of a created item's content before the transaction."""
     table = item._meta.db_table
     content = item.content or ""
     if connection.vendor == "sqlite":
-        with _sqlite_written(item, table, content, created=created, before=before, edits=spans):
+        with _sqlite_written(
+            item, table, content, created=created, before=before, edits=spans, prepared=prepared
+        ):
             yield
         return
     if (
@@ -319,6 +328,47 @@ def recut(
     return pieces, keep, len(pieces)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A new content's pieces on SQLite: its places, texts and hashes."""
+
+    content: str
+    data: bytes
+    places: list[tuple[int, int]]
+    bodies: list[memoryview]
+    hashes: list[bytes]
+
+
+def prepare(item: Item) -> Prepared | None:
+    """SQLite: the pieces of a new item's long content, cut and hashed before the create's
+    transaction (they depend on the text alone), so its write lock is held for the writes only."""
+    content = item.content or ""
+    if (
+        connection.vendor != "sqlite"
+        or item._meta.db_table not in TABLES
+        or len(content) <= SQLITE_AT
+    ):
+        return None
+    return _cut_whole(content)
+
+
+def _cut_whole(content: str) -> Prepared:
+    data = content.encode()
+    places = cut(data)
+    bodies = _bodies(data, places)
+    return Prepared(content, data, places, bodies, [_hash(body) for body in bodies])
+
+
+def _bodies(data: bytes, places: list[tuple[int, int]]) -> list[memoryview]:
+    # Views, not copies: a kept piece's text is never read, and a new one's goes to SQLite as is.
+    view = memoryview(data)
+    return [view[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
+
+
+def _hash(body: memoryview) -> bytes:
+    return hashlib.sha1(body, usedforsecurity=False).digest()
+
+
 @contextmanager
 def _sqlite_written(
     item: Item,
@@ -328,6 +378,7 @@ def _sqlite_written(
     created: bool,
     before: str | None,
     edits: Sequence[Span],
+    prepared: Prepared | None = None,
 ) -> Iterator[None]:
     if (
         table not in TABLES
@@ -337,12 +388,16 @@ def _sqlite_written(
     ):
         yield
         return
-    data = content.encode()
     spans, words = f'"{table}_word_spans"', f'"{table}_words"'
     stored: list[tuple[int, int, int, bytes | None]] = []
     base = 0
-    with connection.cursor() as cursor:
-        if not created:
+    if created:  # nothing stored to keep
+        plan = prepared if prepared is not None and prepared.content is content else None
+        plan = plan or _cut_whole(content)
+        data, places, bodies, hashes = plan.data, plan.places, plan.bodies, plan.hashes
+    else:
+        data = content.encode()
+        with connection.cursor() as cursor:
             base = _key(cursor, table, item.pk.hex) * ROWS
             cursor.execute(
                 f"SELECT rowid, start, length, hash FROM {spans} WHERE rowid > %s AND rowid < %s "
@@ -350,31 +405,26 @@ def _sqlite_written(
                 [base, base + ROWS],
             )
             stored = cursor.fetchall()
-    known: dict[int, tuple[int, bytes]] = {}  # piece -> (rowid, hash) of an old piece, moved
-    old_size = max((start + length - 1 for _, start, length, _ in stored), default=0)
-    cuts = _recut(data, content, before, edits, stored, old_size) if stored and before else None
-    if cuts is None:
-        places = cut(data)
-    else:
-        places, prefix, moved_from = cuts
-        shift = len(data) - old_size
-        by_start = {
-            start - 1: (rowid, bytes(hashed)) for rowid, start, _, hashed in stored if hashed
-        }
-        for piece, (begin, _) in enumerate(places):
-            was = begin if piece < prefix else begin - shift if piece >= moved_from else None
-            if was in by_start:
-                known[piece] = by_start[was]
+        known: dict[int, tuple[int, bytes]] = {}  # piece -> (rowid, hash) of an old piece, moved
+        old_size = max((start + length - 1 for _, start, length, _ in stored), default=0)
+        cuts = _recut(data, content, before, edits, stored, old_size) if stored and before else None
+        if cuts is None:
+            places = cut(data)
+        else:
+            places, prefix, moved_from = cuts
+            shift = len(data) - old_size
+            by_start = {
+                start - 1: (rowid, bytes(hashed)) for rowid, start, _, hashed in stored if hashed
+            }
+            for piece, (begin, _) in enumerate(places):
+                was = begin if piece < prefix else begin - shift if piece >= moved_from else None
+                if was in by_start:
+                    known[piece] = by_start[was]
+        bodies = _bodies(data, places)
+        hashes = [known[p][1] if p in known else _hash(body) for p, body in enumerate(bodies)]
     if len(places) >= ROWS:
         yield  # beyond the numbers a row has: the trigger's pieces
         return
-    # Views, not copies: a kept piece's text is never read, and a new one's goes to SQLite as is.
-    view = memoryview(data)
-    bodies = [view[start : min(len(data), end + SQLITE_OVERLAP)] for start, end in places]
-    hashes = [
-        known[piece][1] if piece in known else hashlib.sha1(body, usedforsecurity=False).digest()
-        for piece, body in enumerate(bodies)
-    ]
     name = WRITTEN if created else item.pk.hex
     kept: dict[int, tuple[int, int]] = {}  # piece -> (rowid, stored start)
     with connection.cursor() as cursor:

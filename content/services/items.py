@@ -181,9 +181,10 @@ def create_item(
         raise TypeError(f"A {model.type_name} takes no create options")  # a caller's bug
     if effect is not None:
         options = effect.check(options)  # what apply gets: it may carry prepared work
+    cut = pieces.prepare(item)  # outside the transaction: SQLite's write lock is not held for it
     with transaction.atomic():
         _check_unique(item)
-        _save(item, force_insert=True)
+        _save(item, force_insert=True, prepared=cut)
         names = _set_tags(item, tags or [], creating=True)
         history.record_version(
             item=item,
@@ -325,12 +326,13 @@ def _save(
     force_insert: bool = False,
     content_written: bool = True,
     before: str | None = None,
+    prepared: pieces.Prepared | None = None,
 ) -> None:
     """Save, turning a lost uniqueness race into the same 409 the pre-check gives.
     ``content_written``: the content may have changed from ``before`` (its word pieces are kept
-    with it)."""
+    with it); ``prepared``: a created content's pieces, cut already."""
     kept = (
-        pieces.written(item, created=force_insert, before=before)
+        pieces.written(item, created=force_insert, before=before, prepared=prepared)
         if content_written
         else nullcontext()
     )

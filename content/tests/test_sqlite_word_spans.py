@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import itertools
 import random
+import uuid
 from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from content.models import Bookmark, Note
@@ -311,6 +313,34 @@ def test_the_gate_names_only_the_row_being_saved(owner: Any) -> None:
         cursor.execute('DELETE FROM "content_note_words_written"')
     assert len(places("content_note", other.pk)) == 7  # 0021's 16 KiB pieces, by the trigger
     assert_index_matches_the_rows("content_note", NOTE_HEAD)
+
+
+def test_a_long_create_cuts_its_pieces_before_its_transaction(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cut and the hashes depend on the text alone: SQLite's write lock (the create's
+    transaction) is not held for them, and the pieces written are the same."""
+    statements_before_cut: list[list[str]] = []
+    real_cut = pieces.cut
+
+    def watched(data: bytes) -> list[tuple[int, int]]:
+        statements_before_cut.append([q["sql"] for q in connection.queries])
+        return real_cut(data)
+
+    monkeypatch.setattr(pieces, "cut", watched)
+    with CaptureQueriesContext(connection):
+        response = api.post(
+            list_url("note"), {"title": "runbook", "content": RUNBOOK}, format="json"
+        )
+    assert response.status_code == 201, response.content
+    assert len(statements_before_cut) == 1
+    opened = [sql for sql in statements_before_cut[0] if sql.startswith(("BEGIN", "SAVEPOINT"))]
+    assert opened == [], opened
+    pk = uuid.UUID(response.json()["id"])
+    assert len(places("content_note", pk)) > 1
+    assert_index_matches_the_rows("content_note", NOTE_HEAD)
+    found = api.get(list_url("note"), {"q": "gauge 62986"})
+    assert ids(found) == [str(pk)]
 
 
 FULL_TEXT_TABLES = (
