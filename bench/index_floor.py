@@ -11,15 +11,22 @@ nothing measurable) and with ``simple`` (the parser alone). Compare with a whole
 in ``bench/run.py --only create``: the index alone is more than the older commits' create.
 
     python bench/index_floor.py [--steps 16] [--database-url postgres://postgres@127.0.0.1:5432]
+
+``--convoy N``: the same transaction's wall time while N threads hold the GIL, written a
+statement per piece (executemany) and in one statement.
+
+    python bench/index_floor.py --convoy 1
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -63,6 +70,60 @@ def sqlite_floor(steps: int) -> None:
     )
 
 
+def sqlite_convoy(busy_threads: int, steps: int = 6) -> None:
+    """The wall time of the same transaction while ``busy_threads`` threads hold the GIL (each
+    parsing a 6 MB JSON body in a loop): written by executemany, a statement per piece, and by
+    one INSERT ... SELECT over json_each (what content.search.pieces does)."""
+    text = make_note(100_000).content
+    data = text.encode()
+    places = [(i, min(len(data), i + PIECE)) for i in range(0, len(data), PIECE)]
+    payload = json.dumps({"content": text})
+    for mode in ("executemany", "one statement"):
+        stop = threading.Event()
+
+        def busy(stop: threading.Event = stop) -> None:
+            while not stop.is_set():
+                json.loads(payload)
+
+        threads = [threading.Thread(target=busy) for _ in range(busy_threads)]
+        for thread in threads:
+            thread.start()
+        with tempfile.TemporaryDirectory() as tmp:
+            db = sqlite3.connect(
+                Path(tmp) / "convoy.sqlite3", isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE VIRTUAL TABLE w USING fts5(title, description, body, content='', "
+                f"tokenize='{TOKENIZE}')"
+            )
+            wall = []
+            for step in range(steps):
+                start = time.perf_counter()
+                db.execute("BEGIN IMMEDIATE")
+                if mode == "executemany":
+                    view = memoryview(data)
+                    rows = [(step * 4096 + n + 1, view[a:b]) for n, (a, b) in enumerate(places)]
+                    db.executemany("INSERT INTO w(rowid, body) VALUES (?, ?)", rows)
+                else:
+                    db.execute(
+                        "INSERT INTO w(rowid, body) SELECT ? + j.key + 1, substr(?, "
+                        "json_extract(j.value, '$[0]') + 1, json_extract(j.value, '$[1]') - "
+                        "json_extract(j.value, '$[0]')) FROM json_each(?) j",
+                        (step * 4096, data, json.dumps(places)),
+                    )
+                db.execute("COMMIT")
+                wall.append((time.perf_counter() - start) * 1000)
+            db.close()
+        stop.set()
+        for thread in threads:
+            thread.join()
+        print(
+            f"SQLite, one 6 MB note per transaction, {busy_threads} thread(s) holding the GIL, "
+            f"{mode}: median {statistics.median(wall):.0f} ms wall"
+        )
+
+
 def postgres_floor(url: str) -> None:
     import psycopg
 
@@ -86,7 +147,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--database-url", help="postgres://… (its postgres database is used)")
+    parser.add_argument(
+        "--convoy", type=int, metavar="N", help="only the GIL test, with N busy threads"
+    )
     args = parser.parse_args()
+    if args.convoy is not None:
+        sqlite_convoy(args.convoy)
+        return
     sqlite_floor(max(2, args.steps))
     if args.database_url:
         postgres_floor(args.database_url.rstrip("/") + "/postgres")

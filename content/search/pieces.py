@@ -471,16 +471,47 @@ def _sqlite_written(
             for piece, (rowid, start) in kept.items()
             if start != places[piece][0] + 1
         ]
+        # One statement each, not executemany's one per row: each row's statement gives the GIL
+        # back, and taking it again waits out another thread's turn (a body being parsed) while
+        # this one holds the write lock.
         if added:
-            # sqlite3 binds any buffer as a BLOB; the stubs name bytes only.
-            texts: list[Any] = [(rowid, body) for rowid, _, _, _, body in added]
-            cursor.executemany(f"INSERT INTO {words} (rowid, body) VALUES (%s, %s)", texts)
-            cursor.executemany(
-                f"INSERT INTO {spans} (rowid, start, length, hash) VALUES (%s, %s, %s, %s)",
-                [row[:4] for row in added],
+            # The text bound: the content when every piece is new, else only the new pieces
+            # (binding copies it).
+            if len(added) == len(bodies):
+                text, at = data, [start for _, start, _, _, _ in added]
+            else:
+                text = b"".join(body for *_, body in added)
+                # Each new piece's offset in ``text``, from 1.
+                at = list(itertools.accumulate((len(body) for *_, body in added[:-1]), initial=1))
+            places_json = json.dumps(
+                [
+                    [rowid, start, length, a]
+                    for (rowid, start, length, _, _), a in zip(added, at, strict=True)
+                ]
+            )
+            cursor.execute(
+                f"INSERT INTO {words} (rowid, body) SELECT {_AT0}, substr(%s, {_AT3}, {_AT2}) "
+                "FROM json_each(%s) j",
+                [text, places_json],
+            )
+            digests = b"".join(row[3] for row in added)
+            assert len(digests) == DIGEST * len(added)  # every hash a SHA-1
+            cursor.execute(
+                f"INSERT INTO {spans} (rowid, start, length, hash) SELECT {_AT0}, {_AT1}, "
+                f"{_AT2}, substr(%s, j.key * {DIGEST} + 1, {DIGEST}) FROM json_each(%s) j",
+                [digests, places_json],
             )
         if moved:
-            cursor.executemany(f"UPDATE {spans} SET start = %s WHERE rowid = %s", moved)
+            cursor.execute(
+                f"UPDATE {spans} SET start = {_AT0} FROM json_each(%s) j "
+                f"WHERE {spans}.rowid = {_AT1}",
+                [json.dumps(moved)],
+            )
+
+
+# The items of a JSON array row of json_each (alias j).
+_AT0, _AT1, _AT2, _AT3 = (f"json_extract(j.value, '$[{i}]')" for i in range(4))
+DIGEST = 20  # bytes of a SHA-1
 
 
 def _recut(

@@ -6,6 +6,7 @@ or two, not the rest."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 import uuid
@@ -341,6 +342,30 @@ def test_a_long_create_cuts_its_pieces_before_its_transaction(
     assert_index_matches_the_rows("content_note", NOTE_HEAD)
     found = api.get(list_url("note"), {"q": "gauge 62986"})
     assert ids(found) == [str(pk)]
+
+
+def test_a_long_content_s_pieces_are_written_in_one_statement_per_table(api: Any) -> None:
+    """Not one per piece (executemany): each statement gives the GIL back and waits to take it
+    again, with the write lock held."""
+    url = list_url("note")
+    pk = api.post(url, {"title": "Log", "content": RUNBOOK}, format="json").json()["id"]
+    ran: list[str] = []
+    connection.ensure_connection()
+    connection.connection.set_trace_callback(ran.append)
+    try:
+        edited = RUNBOOK.replace("step 10:", "step ten, moved:", 1)
+        response = api.patch(detail_url("note", pk), {"content": edited}, format="json")
+    finally:
+        connection.connection.set_trace_callback(None)
+    assert response.status_code == 200, response.content
+    writes = collections.Counter(
+        " ".join(sql.split()[:3]) for sql in ran if sql.startswith(("INSERT", "UPDATE"))
+    )
+    assert writes['INSERT INTO "content_note_words"'] == 2, writes  # the old pieces' 'delete'
+    assert writes['INSERT INTO "content_note_word_spans"'] == 1, writes
+    assert writes['UPDATE "content_note_word_spans" SET'] == 1, writes  # the moved pieces
+    assert len(places("content_note", uuid.UUID(pk))) > 3
+    assert_index_matches_the_rows("content_note", NOTE_HEAD)
 
 
 FULL_TEXT_TABLES = (
