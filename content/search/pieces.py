@@ -392,8 +392,9 @@ def _sqlite_written(
     stored: list[tuple[int, int, int, bytes | None]] = []
     base = 0
     if created:  # nothing stored to keep
-        plan = prepared if prepared is not None and prepared.content is content else None
-        plan = plan or _cut_whole(content)
+        plan = prepared
+        if plan is None or plan.content is not content:  # not cut before the transaction
+            plan = _cut_whole(content)
         data, places, bodies, hashes = plan.data, plan.places, plan.bodies, plan.hashes
     else:
         data = content.encode()

@@ -456,12 +456,7 @@ class _Whole:
         else:
             found = re.search(re.escape(word), self.text, re.IGNORECASE)
             pos = found.start() if found else -1
-        if pos < 0:
-            return None
-        line = self.text.count("\n", 0, pos) + 1
-        start = max(pos - 100, 0)
-        snippet = _cut(self.text[start : start + SNIPPET], 0, leading=start > 0)
-        return _content_location(line, line, snippet, words)
+        return _located(self.text, pos, words) if pos >= 0 else None
 
 
 def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str, Any] | None:
@@ -469,12 +464,15 @@ def _word_match_in_opening(item: Item, word: str, words: list[str]) -> dict[str,
     position = texts[0].find(word) if texts else -1
     if texts is None or position < 0:
         return None
-    raw = texts[1]
-    start = max(position - 100, 0)
-    line = raw.count("\n", 0, position) + 1
-    return _content_location(
-        line, line, _cut(raw[start : start + SNIPPET], 0, leading=start > 0), words
-    )
+    return _located(texts[1], position, words)
+
+
+def _located(text: str, pos: int, words: list[str]) -> dict[str, Any]:
+    """The content match at ``pos`` of ``text``: its line and the snippet around it."""
+    line = text.count("\n", 0, pos) + 1
+    start = max(pos - 100, 0)
+    snippet = _cut(text[start : start + SNIPPET], 0, leading=start > 0)
+    return _content_location(line, line, snippet, words)
 
 
 def _word_match_in(item: Item, pos: StrIndex, words: list[str]) -> dict[str, Any] | None:
